@@ -1,0 +1,120 @@
+package io.qv4j.topology;
+
+import io.qv4j.api.HwType;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A machine: one tree of typed objects (machine → package → die → NUMA node → L3 → L2 → L1 →
+ * core → PU, nesting decided by cpusets) plus PCI devices with their locality, the online set and
+ * the allowed set (what this process may run on). Immutable; made by {@link TopologyBuilder}.
+ *
+ * <p>Everything else is derived from the tree: the per-type lists are its objects in logical
+ * (depth-first, lowest PU first) order.
+ */
+public final class Topology {
+
+    private final HwObject root;
+    private final CpuSet online;
+    private final CpuSet allowed;
+    private final List<HwObject> numaNodes;
+    private final List<Device> devices;
+    private final Map<String, String> info;
+    private final String source;
+    private final Map<HwType, List<HwObject>> byType = new EnumMap<>(HwType.class);
+    private final HwObject[] puByOsIndex;
+
+    Topology(HwObject root, CpuSet online, CpuSet allowed, List<HwObject> numaNodes, List<Device> devices,
+             Map<String, String> info, String source) {
+        this.root = root;
+        this.online = online;
+        this.allowed = allowed;
+        this.numaNodes = List.copyOf(numaNodes);
+        this.devices = List.copyOf(devices);
+        this.info = Map.copyOf(info);
+        this.source = source;
+        for (HwType t : HwType.values()) byType.put(t, new ArrayList<>());
+        collect(root);
+        byType.replaceAll((t, l) -> Collections.unmodifiableList(l));
+        puByOsIndex = new HwObject[Math.max(online.last() + 1, 0)];
+        for (HwObject pu : byType.get(HwType.PU)) puByOsIndex[pu.osIndex()] = pu;
+    }
+
+    private void collect(HwObject o) {
+        List<HwObject> list = byType.get(o.type());
+        o.logicalIndex = list.size();
+        list.add(o);
+        for (HwObject c : o.children()) collect(c);
+    }
+
+    public HwObject root() {
+        return root;
+    }
+
+    /** PUs the OS has online. Every object's cpuset is a subset. */
+    public CpuSet online() {
+        return online;
+    }
+
+    /** PUs this process may run on (affinity ∩ cgroup cpuset ∩ online). Never handed out beyond. */
+    public CpuSet allowed() {
+        return allowed;
+    }
+
+    /**
+     * The objects of a CPU-tree type in logical order (empty for device types: see
+     * {@link #devices(HwType)}). NUMA nodes here are those in the tree: nodes with PUs, one per
+     * distinct cpuset; {@link #numaNodes()} has them all.
+     */
+    public List<HwObject> objects(HwType type) {
+        return byType.get(type);
+    }
+
+    /** PUs in logical order. */
+    public List<HwObject> pus() {
+        return byType.get(HwType.PU);
+    }
+
+    /** The PU with this OS index, or null when it is not online. */
+    public HwObject pu(int osIndex) {
+        return osIndex >= 0 && osIndex < puByOsIndex.length ? puByOsIndex[osIndex] : null;
+    }
+
+    /**
+     * Every NUMA node by OS index, including memory-only nodes (empty cpuset: never given threads)
+     * and nodes that share their PUs with another node (e.g. MCDRAM beside DDR).
+     */
+    public List<HwObject> numaNodes() {
+        return numaNodes;
+    }
+
+    /** GPUs then NICs, each sorted by PCI id (NICs by name). */
+    public List<Device> devices() {
+        return devices;
+    }
+
+    public List<Device> devices(HwType type) {
+        List<Device> out = new ArrayList<>();
+        for (Device d : devices) if (d.type() == type) out.add(d);
+        return out;
+    }
+
+    /** Descriptive facts (processor name, vendor, memory, source): for people, not for placement. */
+    public Map<String, String> info() {
+        return info;
+    }
+
+    /** Where this topology came from: {@code live}, a directory, a file or a spec. */
+    public String source() {
+        return source;
+    }
+
+    @Override
+    public String toString() {
+        return "topology[" + source + " pus:" + online + " allowed:" + allowed + "]";
+    }
+}

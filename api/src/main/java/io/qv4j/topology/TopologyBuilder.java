@@ -1,0 +1,153 @@
+package io.qv4j.topology;
+
+import io.qv4j.api.HwType;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+
+/**
+ * Assembles a {@link Topology} from flat facts, the way every source (sysfs, hwloc XML, synthetic
+ * spec, OSHI) reports them: "there is an L2 covering PUs 0,8". Nesting is derived from cpusets,
+ * as hwloc does: each object goes under the smallest object that contains it; when two objects
+ * cover the same PUs the outer type (declaration order of {@link HwType}) is the parent.
+ *
+ * <p>Sources may report an object once per PU that sees it (caches in sysfs): duplicates of one
+ * type and cpuset are merged. Cpusets are cut to the online set and objects left without PUs are
+ * dropped, except NUMA nodes, which stay in {@link Topology#numaNodes()} as memory-only nodes.
+ */
+public final class TopologyBuilder {
+
+    private record Pending(HwType type, int osIndex, CpuSet cpuset, long memoryBytes) {
+    }
+
+    private final String source;
+    private CpuSet online;
+    private CpuSet allowed;
+    private final List<Pending> objects = new ArrayList<>();
+    private final Map<Integer, Integer> efficiency = new TreeMap<>();
+    private final List<Device> devices = new ArrayList<>();
+    private final Map<String, String> info = new LinkedHashMap<>();
+
+    public TopologyBuilder(String source) {
+        this.source = Objects.requireNonNull(source);
+    }
+
+    /** The online PUs; each gets a PU object. Required. */
+    public TopologyBuilder online(CpuSet online) {
+        this.online = online;
+        return this;
+    }
+
+    /** The PUs this process may use; defaults to all online PUs. */
+    public TopologyBuilder allowed(CpuSet allowed) {
+        this.allowed = allowed;
+        return this;
+    }
+
+    /** An object of a CPU-tree type other than PU and MACHINE (those are made from {@link #online}). */
+    public TopologyBuilder add(HwType type, int osIndex, CpuSet cpuset) {
+        if (type.isDevice() || type == HwType.PU || type == HwType.MACHINE) {
+            throw new IllegalArgumentException("add() takes tree objects between machine and PU, not " + type);
+        }
+        if (type == HwType.NUMANODE) return numaNode(osIndex, cpuset, 0);
+        objects.add(new Pending(type, osIndex, cpuset, 0));
+        return this;
+    }
+
+    public TopologyBuilder numaNode(int osIndex, CpuSet cpuset, long memoryBytes) {
+        objects.add(new Pending(HwType.NUMANODE, osIndex, cpuset, memoryBytes));
+        return this;
+    }
+
+    /** Efficiency class of one PU (higher = faster core); unset means 0. */
+    public TopologyBuilder efficiency(int pu, int efficiencyClass) {
+        efficiency.put(pu, efficiencyClass);
+        return this;
+    }
+
+    public TopologyBuilder device(Device device) {
+        devices.add(device);
+        return this;
+    }
+
+    public TopologyBuilder info(String key, String value) {
+        if (value != null && !value.isBlank()) info.put(key, value.strip());
+        return this;
+    }
+
+    public Topology build() {
+        if (online == null || online.isEmpty()) {
+            throw new IllegalArgumentException(source + ": no online PUs");
+        }
+        CpuSet allowedHere = allowed == null ? online : allowed.and(online);
+        if (allowedHere.isEmpty()) {
+            throw new IllegalArgumentException(source + ": none of the allowed PUs " + allowed + " is online (" + online + ")");
+        }
+
+        // Merge duplicates and cut to the online set.
+        Map<String, HwObject> unique = new LinkedHashMap<>();
+        List<HwObject> numa = new ArrayList<>();
+        for (Pending p : objects) {
+            CpuSet cpus = p.cpuset.and(online);
+            if (p.type == HwType.NUMANODE) {
+                if (numa.stream().noneMatch(n -> n.osIndex() == p.osIndex)) {
+                    numa.add(new HwObject(HwType.NUMANODE, p.osIndex, cpus, p.memoryBytes, 0));
+                }
+                continue;
+            }
+            if (cpus.isEmpty()) continue;
+            unique.merge(p.type + "/" + cpus, new HwObject(p.type, p.osIndex, cpus, 0, 0),
+                    (a, b) -> a.osIndex() <= b.osIndex() || a.osIndex() < 0 ? a : b);
+        }
+        numa.sort(Comparator.comparingInt(HwObject::osIndex));
+        // Only the first NUMA node of each distinct cpuset is a tree object; the others share its PUs.
+        Map<CpuSet, HwObject> numaInTree = new LinkedHashMap<>();
+        for (HwObject n : numa) {
+            if (!n.cpuset().isEmpty()) numaInTree.putIfAbsent(n.cpuset(), n);
+        }
+
+        List<HwObject> all = new ArrayList<>(unique.values());
+        all.addAll(numaInTree.values());
+        for (int pu = online.first(); pu >= 0; pu = online.next(pu + 1)) {
+            all.add(new HwObject(HwType.PU, pu, CpuSet.of(pu), 0, efficiency.getOrDefault(pu, 0)));
+        }
+        all.sort(Comparator.comparingInt((HwObject o) -> -o.cpuset().cardinality())
+                .thenComparing(HwObject::type)
+                .thenComparing(HwObject::cpuset));
+
+        HwObject root = new HwObject(HwType.MACHINE, 0, online, 0, 0);
+        HwObject[] deepest = new HwObject[online.last() + 1];
+        for (HwObject o : all) {
+            HwObject parent = deepest[o.cpuset().first()];
+            if (parent == null) parent = root;
+            // Objects that straddle a boundary (a NUMA node across two packages) go under the
+            // smallest object that does contain them.
+            while (parent != root && !parent.cpuset().containsAll(o.cpuset())) parent = parent.parent;
+            o.parent = parent;
+            parent.children.add(o);
+            for (int pu = o.cpuset().first(); pu >= 0; pu = o.cpuset().next(pu + 1)) deepest[pu] = o;
+        }
+        sortChildren(root);
+        root.freeze();
+
+        List<Device> sortedDevices = new ArrayList<>();
+        for (Device d : devices) {
+            CpuSet loc = d.locality().and(online);
+            sortedDevices.add(new Device(d.type(), d.pci(), d.name(), loc.isEmpty() ? online : loc));
+        }
+        sortedDevices.sort(Comparator.comparing(Device::type)
+                .thenComparing((Device d) -> d.type() == HwType.NIC ? d.name() : d.pci())
+                .thenComparing(Device::pci));
+        return new Topology(root, online, allowedHere, numa, sortedDevices, info, source);
+    }
+
+    private static void sortChildren(HwObject o) {
+        o.children.sort(Comparator.comparing(HwObject::cpuset).thenComparing(HwObject::type));
+        for (HwObject c : o.children) sortChildren(c);
+    }
+}
