@@ -1,0 +1,39 @@
+package io.qv4j.agent.cli;
+
+import io.qv4j.topology.HwlocXml;
+import io.qv4j.topology.SyntheticSpec;
+import io.qv4j.topology.Topology;
+import io.qv4j.topology.TopologyException;
+import io.qv4j.topology.linux.SysfsReader;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/** Where the CLI (and dry runs) get a topology from: the live machine, a dump, a file or a spec. */
+final class TopologyInput {
+
+    private TopologyInput() {
+    }
+
+    /** The machine we run on. */
+    static Topology live() {
+        return SysfsReader.live();
+    }
+
+    /** A sysfs/procfs dump (like hwloc's {@code HWLOC_FSROOT}). */
+    static Topology fsroot(String dir) {
+        return SysfsReader.read(Path.of(dir));
+    }
+
+    /** An hwloc v2 XML file, or a synthetic spec such as {@code package:2 core:4 pu:2}. */
+    static Topology input(String fileOrSpec) {
+        Path p = Path.of(fileOrSpec.strip().isEmpty() ? "." : fileOrSpec.strip());
+        if (!fileOrSpec.contains(":") || Files.exists(p)) {
+            if (!Files.isRegularFile(p)) {
+                throw new TopologyException(fileOrSpec + ": no such file (and not a synthetic spec such as 'package:2 core:4 pu:2')");
+            }
+            return HwlocXml.read(p);
+        }
+        return SyntheticSpec.parse(fileOrSpec);
+    }
+}

@@ -1,0 +1,70 @@
+package io.qv4j.agent.cli;
+
+import io.qv4j.topology.Topology;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Every real machine in ../shared/fixtures: the summary we print equals the expected one on the
+ * keys hwloc fixes. A new fixture is tested by dropping its files into the folder.
+ */
+class TopologyFixtureTest {
+
+    static final List<String> KEYS = List.of("online", "allowed", "packages", "numa", "l3", "l2", "cores", "gpus", "nics");
+
+    static Path fixtures() {
+        return Path.of(System.getProperty("qv.shared", "../../shared")).resolve("fixtures");
+    }
+
+    static Stream<Path> fixtureInputs() throws IOException {
+        Path sysfs = fixtures().resolve("sysfs");
+        Path xml = fixtures().resolve("xml");
+        assertTrue(Files.isDirectory(sysfs) && Files.isDirectory(xml), "fixtures not found under " + fixtures().toAbsolutePath());
+        try (Stream<Path> a = Files.list(sysfs); Stream<Path> b = Files.list(xml)) {
+            return Stream.concat(a.filter(p -> p.toString().endsWith(".tar.bz2")), b.filter(p -> p.toString().endsWith(".xml")))
+                    .sorted().toList().stream();
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("fixtureInputs")
+    void summaryEqualsExpected(Path input) throws Exception {
+        String name = input.getFileName().toString().replaceAll("\\.(tar\\.bz2|xml)$", "");
+        Map<?, ?> expected = (Map<?, ?>) Json.parse(Files.readString(input.resolveSibling(name + ".expected.json")));
+        Topology topology;
+        if (input.toString().endsWith(".xml")) {
+            topology = TopologyInput.input(input.toString());
+        } else {
+            topology = TopologyInput.fsroot(unpack(input).toString());
+        }
+        Map<?, ?> actual = (Map<?, ?>) Json.parse(Json.write(TopologySummary.of(topology)));
+        for (String key : KEYS) {
+            assertEquals(expected.get(key), actual.get(key), name + ": key '" + key + "'");
+        }
+    }
+
+    /** Unpacks a dump into a fresh temp dir and returns the single directory inside. */
+    static Path unpack(Path tarball) throws Exception {
+        Path dir = Files.createTempDirectory("qv-fixture");
+        Process p = new ProcessBuilder("tar", "xjf", tarball.toAbsolutePath().toString(), "-C", dir.toString())
+                .redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes());
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS) && p.exitValue() == 0, "tar failed: " + out);
+        try (Stream<Path> s = Files.list(dir)) {
+            List<Path> inside = s.toList();
+            assertEquals(1, inside.size(), "one directory expected in " + tarball);
+            return inside.get(0);
+        }
+    }
+}
