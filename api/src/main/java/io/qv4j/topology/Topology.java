@@ -35,7 +35,7 @@ public final class Topology {
         this.allowed = allowed;
         this.numaNodes = List.copyOf(numaNodes);
         this.devices = List.copyOf(devices);
-        this.info = Map.copyOf(info);
+        this.info = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(info));
         this.source = source;
         for (HwType t : HwType.values()) byType.put(t, new ArrayList<>());
         collect(root);
@@ -106,6 +106,14 @@ public final class Topology {
     /** Descriptive facts (processor name, vendor, memory, source): for people, not for placement. */
     public Map<String, String> info() {
         return info;
+    }
+
+    /** The same machine with more descriptive facts (existing keys are kept). */
+    public Topology withInfo(Map<String, String> more) {
+        Map<String, String> merged = new java.util.LinkedHashMap<>(more);
+        merged.putAll(info);
+        merged.values().removeIf(v -> v == null || v.isBlank());
+        return new Topology(root, online, allowed, numaNodes, devices, merged, source);
     }
 
     /** Where this topology came from: {@code live}, a directory, a file or a spec. */

@@ -5,6 +5,7 @@ import io.qv4j.topology.SyntheticSpec;
 import io.qv4j.topology.Topology;
 import io.qv4j.topology.TopologyException;
 import io.qv4j.topology.linux.SysfsReader;
+import io.qv4j.topology.oshi.OshiTopology;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -15,9 +16,17 @@ final class TopologyInput {
     private TopologyInput() {
     }
 
-    /** The machine we run on. */
+    /**
+     * The machine we run on, from sysfs where there is one (OSHI gets Linux topologies wrong,
+     * see notes/libraries.md), else from OSHI. The CLI adds OSHI's processor identity.
+     */
     static Topology live() {
-        return SysfsReader.live();
+        Topology t = Files.isDirectory(Path.of("/sys/devices/system/cpu")) ? SysfsReader.live() : OshiTopology.read();
+        try {
+            return t.withInfo(OshiTopology.identity());
+        } catch (RuntimeException | LinkageError e) {
+            return t; // identity is decoration: never fail the command for it
+        }
     }
 
     /** A sysfs/procfs dump (like hwloc's {@code HWLOC_FSROOT}). */

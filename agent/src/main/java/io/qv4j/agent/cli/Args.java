@@ -1,0 +1,90 @@
+package io.qv4j.agent.cli;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Strict {@code --name value} parsing for one command: every option must be known, given once,
+ * and have a value unless it is a flag. Anything else is a {@link UsageException}.
+ */
+final class Args {
+
+    private final String command;
+    private final Map<String, String> values = new LinkedHashMap<>();
+
+    private Args(String command) {
+        this.command = command;
+    }
+
+    static Args parse(String command, List<String> args, Set<String> options, Set<String> flags) {
+        Args a = new Args(command);
+        for (int i = 0; i < args.size(); i++) {
+            String arg = args.get(i);
+            String name = arg;
+            String value = null;
+            int eq = arg.indexOf('=');
+            if (arg.startsWith("--") && eq > 0) {
+                name = arg.substring(0, eq);
+                value = arg.substring(eq + 1);
+            }
+            if (flags.contains(name) && value == null) {
+                value = "true";
+            } else if (options.contains(name)) {
+                if (value == null) {
+                    if (i + 1 >= args.size()) throw new UsageException(command + ": " + name + " needs a value");
+                    value = args.get(++i);
+                }
+            } else {
+                throw new UsageException(command + ": unknown argument '" + arg + "' (allowed: "
+                        + String.join(", ", options) + (flags.isEmpty() ? "" : ", " + String.join(", ", flags)) + ")");
+            }
+            if (a.values.put(name, value) != null) throw new UsageException(command + ": " + name + " given twice");
+        }
+        return a;
+    }
+
+    String get(String name) {
+        return values.get(name);
+    }
+
+    String get(String name, String fallback) {
+        return values.getOrDefault(name, fallback);
+    }
+
+    boolean has(String name) {
+        return values.containsKey(name);
+    }
+
+    /** The value, which must be one of {@code allowed}. */
+    String choice(String name, String fallback, String... allowed) {
+        String v = get(name, fallback);
+        for (String ok : allowed) if (ok.equals(v)) return v;
+        throw new UsageException(command + ": " + name + " '" + v + "' is not one of " + String.join(", ", allowed));
+    }
+
+    /** At most one of the named options; returns the one given or null. */
+    String oneOf(String... names) {
+        String found = null;
+        for (String n : names) {
+            if (has(n)) {
+                if (found != null) throw new UsageException(command + ": give " + found + " or " + n + ", not both");
+                found = n;
+            }
+        }
+        return found;
+    }
+
+    int positiveInt(String name) {
+        String v = get(name);
+        if (v == null) throw new UsageException(command + ": " + name + " is required");
+        try {
+            int n = Integer.parseInt(v.strip());
+            if (n <= 0) throw new NumberFormatException();
+            return n;
+        } catch (NumberFormatException e) {
+            throw new UsageException(command + ": " + name + " '" + v + "' is not a positive integer");
+        }
+    }
+}

@@ -1,0 +1,107 @@
+package io.qv4j.agent.cli;
+
+import io.qv4j.api.HwType;
+import io.qv4j.topology.CpuSet;
+import io.qv4j.topology.Device;
+import io.qv4j.topology.HwObject;
+import io.qv4j.topology.Topology;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.IntFunction;
+
+/**
+ * Draws a topology as indented text, like {@code lstopo}: one line per object down to cores,
+ * whose line lists their PUs; devices under the smallest object that holds their locality.
+ * A {@code labels} function lets {@code plan} print task numbers on the PUs instead.
+ */
+final class TopologyText {
+
+    private TopologyText() {
+    }
+
+    static String draw(Topology t) {
+        CpuSet allowed = t.allowed();
+        return draw(t, pu -> allowed.contains(pu) ? "PU " + pu : "PU " + pu + "(x)");
+    }
+
+    static String draw(Topology t, IntFunction<String> puLabel) {
+        StringBuilder sb = new StringBuilder();
+        Map<HwObject, List<Device>> devicesAt = placeDevices(t);
+        sb.append("Machine: ").append(t.pus().size()).append(" PUs online ").append(t.online())
+                .append(", allowed ").append(t.allowed());
+        String model = t.info().get("cpu.model");
+        if (model != null) sb.append(" — ").append(model);
+        sb.append("  [").append(t.source()).append("]\n");
+        for (HwObject c : t.root().children()) draw(sb, c, "  ", puLabel, devicesAt);
+        for (Device d : devicesAt.getOrDefault(t.root(), List.of())) device(sb, d, "  ");
+        if (!t.allowed().equals(t.online())) sb.append("(x) = not allowed for this process\n");
+        return sb.toString();
+    }
+
+    private static void draw(StringBuilder sb, HwObject o, String indent, IntFunction<String> puLabel,
+                             Map<HwObject, List<Device>> devicesAt) {
+        sb.append(indent).append(name(o));
+        if (o.type() == HwType.CORE || o.type() == HwType.PU) {
+            sb.append(' ');
+            // a core shows its PUs on one line; a PU without a core (no core info) shows itself
+            List<String> pus = new ArrayList<>();
+            o.cpuset().stream().forEach(pu -> pus.add(puLabel.apply(pu)));
+            sb.append(String.join("  ", pus)).append('\n');
+        } else {
+            sb.append(" (").append(o.cpuset().cardinality()).append(" PUs: ").append(o.cpuset()).append(")");
+            if (o.memoryBytes() > 0) sb.append(' ').append(gib(o.memoryBytes()));
+            sb.append('\n');
+            for (HwObject c : o.children()) draw(sb, c, indent + "  ", puLabel, devicesAt);
+        }
+        for (Device d : devicesAt.getOrDefault(o, List.of())) device(sb, d, indent + "  ");
+    }
+
+    private static String name(HwObject o) {
+        String n = switch (o.type()) {
+            case PACKAGE -> "Package";
+            case DIE -> "Die";
+            case NUMANODE -> "NUMANode";
+            case L3, L2, L1 -> o.type().name();
+            case CORE -> "Core";
+            case PU -> "";
+            default -> o.type().shortName();
+        };
+        if (o.type() == HwType.PU) return "";
+        if (o.type() == HwType.CORE) return n + " L#" + o.logicalIndex() + ":";
+        return n + (o.osIndex() >= 0 && o.type() != HwType.L3 && o.type() != HwType.L2 && o.type() != HwType.L1
+                ? " P#" + o.osIndex() : " L#" + o.logicalIndex());
+    }
+
+    private static void device(StringBuilder sb, Device d, String indent) {
+        sb.append(indent).append(d.type() == HwType.GPU ? "GPU " : "NIC ").append(d.label());
+        if (d.type() == HwType.GPU && !d.name().isEmpty()) sb.append(" \"").append(d.name()).append('"');
+        sb.append(" near PUs ").append(d.locality()).append('\n');
+    }
+
+    /** Each device goes under the deepest object (above cores) whose cpuset holds its locality. */
+    private static Map<HwObject, List<Device>> placeDevices(Topology t) {
+        Map<HwObject, List<Device>> at = new LinkedHashMap<>();
+        for (Device d : t.devices()) {
+            HwObject o = t.root();
+            descend:
+            while (true) {
+                for (HwObject c : o.children()) {
+                    if (c.type().compareTo(HwType.CORE) < 0 && c.cpuset().containsAll(d.locality())) {
+                        o = c;
+                        continue descend;
+                    }
+                }
+                break;
+            }
+            at.computeIfAbsent(o, k -> new ArrayList<>()).add(d);
+        }
+        return at;
+    }
+
+    private static String gib(long bytes) {
+        return String.format(java.util.Locale.ROOT, "%.1f GiB", bytes / (1024.0 * 1024 * 1024));
+    }
+}
