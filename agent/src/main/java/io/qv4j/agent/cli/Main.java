@@ -19,9 +19,10 @@ public final class Main {
             "  topology [--fsroot DIR | --input FILE|SPEC] [--format text|json]",
             "        the machine: live, a sysfs dump, an hwloc v2 XML file or a synthetic spec",
             "        such as 'package:2 numa:2 l3:1 core:8 pu:2 gpu:1 nic:1'",
-            "  plan (--input FILE|SPEC | --fsroot DIR) (--split N | --split-at TYPE)",
+            "  plan [--input FILE|SPEC | --fsroot DIR] (--split N | --split-at TYPE)",
             "       --color auto|packed|spread|N --tasks T [--format text|json]",
-            "        which PUs and devices each of T tasks gets; TYPE: package, numa, l3, l2, core, pu, gpu, nic",
+            "        which PUs and devices each of T tasks gets (default: this machine);",
+            "        TYPE: package, numa, l3, l2, core, pu, gpu, nic",
             "  help  this text",
             "",
             "--debug (any command) prints the stack trace of an error.");

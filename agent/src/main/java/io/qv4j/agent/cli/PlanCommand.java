@@ -20,8 +20,9 @@ import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * {@code plan (--input FILE|SPEC | --fsroot DIR) (--split N | --split-at TYPE) --color C --tasks T}:
- * the split engine for humans and scripts, the same code path the agent uses for a pool.
+ * {@code plan [--input FILE|SPEC | --fsroot DIR] (--split N | --split-at TYPE) --color C --tasks T}:
+ * the split engine for humans and scripts, the same code path the agent uses for a pool. Without
+ * an input it plans for the live machine.
  */
 final class PlanCommand {
 
@@ -38,7 +39,6 @@ final class PlanCommand {
         Args args = Args.parse("plan", argv,
                 Set.of("--input", "--fsroot", "--split", "--split-at", "--color", "--tasks", "--format"), Set.of());
         String format = args.choice("--format", "text", "text", "json");
-        if (args.oneOf("--input", "--fsroot") == null) throw new UsageException("plan: give --input FILE|SPEC or --fsroot DIR");
         String how = args.oneOf("--split", "--split-at");
         if (how == null) throw new UsageException("plan: give --split N or --split-at TYPE");
         if (!args.has("--color")) throw new UsageException("plan: --color auto|packed|spread|N is required");
