@@ -1,0 +1,76 @@
+package io.qv4j.agent.inst;
+
+import net.bytebuddy.jar.asm.ClassReader;
+import net.bytebuddy.jar.asm.ClassWriter;
+import net.bytebuddy.jar.asm.commons.ClassRemapper;
+import net.bytebuddy.jar.asm.commons.SimpleRemapper;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.lang.instrument.Instrumentation;
+import java.lang.invoke.MethodHandles;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.ObjIntConsumer;
+
+/**
+ * Installs the boot part and the hooks. The hook class is defined inside {@code java.util.concurrent}
+ * through a private lookup (after opening that package to the agent), not by appending to the boot
+ * class path, which would turn off class-data sharing for every application class.
+ */
+public final class Boot {
+
+    public static final String HOOKS = "java.util.concurrent.QvHooks";
+    private static final String TEMPLATE = "io/qv4j/agent/boot/QvHooks";
+
+    private Boot() {
+    }
+
+    /** The hook class, defining it on first use. */
+    public static Class<?> hooksClass(Instrumentation inst) throws Exception {
+        try {
+            return Class.forName(HOOKS, false, null);
+        } catch (ClassNotFoundException notYet) {
+            // define it below
+        }
+        byte[] template;
+        try (InputStream in = Boot.class.getClassLoader().getResourceAsStream(TEMPLATE + ".class")) {
+            if (in == null) throw new IOException(TEMPLATE + ".class missing from the agent jar");
+            template = in.readAllBytes();
+        }
+        ClassReader r = new ClassReader(template);
+        ClassWriter w = new ClassWriter(0);
+        r.accept(new ClassRemapper(w, new SimpleRemapper(TEMPLATE, HOOKS.replace('.', '/'))), 0);
+        Module javaBase = Object.class.getModule();
+        inst.redefineModule(javaBase, Set.of(), Map.of(),
+                Map.of("java.util.concurrent", Set.of(Boot.class.getModule())), Set.of(), Map.of());
+        // ConcurrentHashMap is loaded at JVM start: using it keeps the three target classes unloaded.
+        return MethodHandles.privateLookupIn(ConcurrentHashMap.class, MethodHandles.lookup()).defineClass(w.toByteArray());
+    }
+
+    /** Sets the handler, then instruments the three JDK classes (retransforming those already loaded). */
+    public static HookTransformer install(Instrumentation inst, ObjIntConsumer<Object> handler, boolean catchUp) throws Exception {
+        Class<?> hooks = hooksClass(inst);
+        hooks.getField("handler").set(null, handler);
+        if (catchUp) hooks.getField("catchUp").set(null, true);
+        HookTransformer t = new HookTransformer(HOOKS.replace('.', '/'));
+        inst.addTransformer(t, true);
+        List<Class<?>> again = new ArrayList<>();
+        for (String name : HookTransformer.TARGETS) {
+            String dotted = name.replace('/', '.');
+            Class<?> c = Class.forName(dotted, false, null);
+            if (!t.done().containsKey(dotted)) again.add(c);
+        }
+        if (!again.isEmpty()) inst.retransformClasses(again.toArray(new Class<?>[0]));
+        if (t.failure() != null) throw new IllegalStateException("instrumenting failed", t.failure());
+        return t;
+    }
+
+    /** Sets the catch-up flag of an installed hook class. */
+    public static void catchUp(Class<?> hooks, boolean on) throws ReflectiveOperationException {
+        hooks.getField("catchUp").set(null, on);
+    }
+}
