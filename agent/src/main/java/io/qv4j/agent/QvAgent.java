@@ -1,29 +1,128 @@
 package io.qv4j.agent;
 
+import io.qv4j.agent.bind.AffinityBinder;
+import io.qv4j.agent.bind.Binder;
+import io.qv4j.agent.cli.Json;
+import io.qv4j.agent.cli.TopologyInput;
+import io.qv4j.agent.inst.Boot;
+import io.qv4j.agent.inst.Dispatcher;
+import io.qv4j.agent.inst.HookTransformer;
+import io.qv4j.agent.log.Log;
+import io.qv4j.agent.options.OptionException;
+import io.qv4j.agent.options.Options;
+import io.qv4j.agent.options.OptionsParser;
+import io.qv4j.agent.place.EnginePlanner;
+import io.qv4j.agent.place.Env;
+import io.qv4j.agent.place.Placer;
+import io.qv4j.topology.Topology;
+import io.qv4j.topology.linux.SysfsReader;
+
 import java.lang.instrument.Instrumentation;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 
 /**
- * The -javaagent entry point. It must never throw: an exception escaping premain kills the JVM.
- * Pool instrumentation lands with the agent issue; today the agent only announces itself.
+ * The -javaagent entry point. It never throws: an exception escaping premain kills the JVM.
+ * Start-up does the minimum on the main thread (parse options, define the boot part, instrument
+ * three JDK classes); the topology and the native binding library load on a background thread,
+ * and a worker waits for them only when it starts.
  */
 public final class QvAgent {
+
+    /** How long a starting worker waits for the background start-up before running unpinned for now. */
+    static final long WAIT_MILLIS = 3000;
+
+    private static volatile Placer placer;
 
     private QvAgent() {
     }
 
     public static void premain(String args, Instrumentation inst) {
-        start(args, inst);
+        start(args, inst, false);
     }
 
     public static void agentmain(String args, Instrumentation inst) {
-        start(args, inst);
+        start(args, inst, true);
     }
 
-    private static void start(String args, Instrumentation inst) {
+    /** The running agent's placer (null when not started): for tests in the same JVM. */
+    public static Placer placer() {
+        return placer;
+    }
+
+    private static void start(String args, Instrumentation inst, boolean attached) {
+        Options o;
         try {
-            // nothing to install yet
+            o = OptionsParser.fromEnvironment(args);
+        } catch (OptionException e) {
+            boolean strict = OptionsParser.strictRequested(args, System.getProperties(), System.getenv());
+            if (strict && !attached) {
+                Log.info(e.getMessage() + "; strict=true: stopping the JVM");
+                System.exit(2);
+            }
+            Log.info(e.getMessage() + "; agent disabled");
+            if (strict) throw new IllegalArgumentException("qv: " + e.getMessage());
+            return;
         } catch (Throwable t) {
-            System.err.println("qv: agent disabled: " + t);
+            Log.info("agent disabled: " + t);
+            return;
+        }
+        if (placer != null) {
+            Log.info("agent already running: ignoring the second start");
+            return;
+        }
+        if (!o.enabled()) return;
+        try {
+            Log.verbose(o.verbose());
+            Placer p = new Placer(o, new EnginePlanner(), WAIT_MILLIS);
+            Dispatcher d = new Dispatcher(p, attached);
+            Thread init = new Thread(() -> init(o, p), "qv-init");
+            init.setDaemon(true);
+            init.start();
+            HookTransformer t = Boot.install(inst, d, attached);
+            d.hooks(Class.forName(Boot.HOOKS, false, null));
+            placer = p;
+            if (o.report() != null) {
+                Thread hook = new Thread(() -> writeReport(p, o.report()), "qv-report");
+                Runtime.getRuntime().addShutdownHook(hook);
+            }
+            Log.debug("agent on: " + o.policy() + ", bind=" + o.bind().name().toLowerCase() + ", hooks " + t.done());
+        } catch (Throwable t) {
+            Log.info("agent disabled: " + t);
+            if (o.strict() && !attached) {
+                System.exit(2);
+            }
+        }
+    }
+
+    private static void init(Options o, Placer p) {
+        Topology topo = null;
+        String problem = null;
+        try {
+            topo = o.topology() != null ? TopologyInput.input(o.topology()) : SysfsReader.live();
+        } catch (Throwable t) {
+            problem = "cannot read the topology" + (o.topology() != null ? " " + o.topology() : "") + " (" + t.getMessage() + ")";
+            Log.info(problem + ": pools run unpinned");
+        }
+        Binder b = Binder.NONE;
+        try {
+            if (topo != null && o.bind() == Options.Bind.ON) b = AffinityBinder.create();
+        } catch (Throwable t) {
+            Log.once("nobind", "native thread binding unavailable (" + t + "): running unpinned");
+        }
+        p.ready(new Env(topo, topo == null ? null : topo.allowed(), b, problem));
+    }
+
+    static void writeReport(Placer p, String file) {
+        try {
+            Path target = Path.of(file).toAbsolutePath();
+            Path tmp = target.resolveSibling(target.getFileName() + ".tmp");
+            Files.writeString(tmp, Json.write(p.snapshot()), StandardCharsets.UTF_8);
+            Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        } catch (Throwable t) {
+            Log.info("cannot write the report " + file + ": " + t);
         }
     }
 }

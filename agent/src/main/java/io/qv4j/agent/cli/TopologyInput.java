@@ -11,7 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 /** Where the CLI (and dry runs) get a topology from: the live machine, a dump, a file or a spec. */
-final class TopologyInput {
+public final class TopologyInput {
 
     private TopologyInput() {
     }
@@ -35,7 +35,7 @@ final class TopologyInput {
     }
 
     /** An hwloc v2 XML file, or a synthetic spec such as {@code package:2 core:4 pu:2}. */
-    static Topology input(String fileOrSpec) {
+    public static Topology input(String fileOrSpec) {
         Path p = Path.of(fileOrSpec.strip().isEmpty() ? "." : fileOrSpec.strip());
         if (!fileOrSpec.contains(":") || Files.exists(p)) {
             if (!Files.isRegularFile(p)) {

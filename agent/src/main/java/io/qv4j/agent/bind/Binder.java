@@ -1,0 +1,26 @@
+package io.qv4j.agent.bind;
+
+import io.qv4j.topology.CpuSet;
+
+/** Binds the calling thread. */
+public interface Binder {
+
+    /** Binds the calling thread to {@code cpus}; false when it could not (already said once). */
+    boolean bind(CpuSet cpus);
+
+    /** What does the binding, for the report. */
+    String describe();
+
+    /** Binds nothing: bind=off, bind=dry-run, or native binding unavailable. */
+    Binder NONE = new Binder() {
+        @Override
+        public boolean bind(CpuSet cpus) {
+            return false;
+        }
+
+        @Override
+        public String describe() {
+            return "none";
+        }
+    };
+}

@@ -1,0 +1,64 @@
+package io.qv4j.agent.inst;
+
+import io.qv4j.agent.boot.QvHooks;
+import io.qv4j.agent.log.Log;
+import io.qv4j.agent.place.Placer;
+
+import java.util.concurrent.ForkJoinWorkerThread;
+import java.util.function.ObjIntConsumer;
+
+/** The handler the boot part calls: turns hook events into placer calls; nothing escapes. */
+public final class Dispatcher implements ObjIntConsumer<Object> {
+
+    private final Placer placer;
+    private final boolean attached;
+    private volatile Class<?> hooks;
+
+    public Dispatcher(Placer placer, boolean attached) {
+        this.placer = placer;
+        this.attached = attached;
+        placer.onPending(() -> setCatchUp(true));
+    }
+
+    public void hooks(Class<?> c) {
+        hooks = c;
+    }
+
+    private void setCatchUp(boolean on) {
+        try {
+            Class<?> h = hooks;
+            if (h != null) Boot.catchUp(h, on);
+        } catch (Throwable ignored) {
+            // the flag only speeds things up
+        }
+    }
+
+    @Override
+    public void accept(Object o, int kind) {
+        try {
+            switch (kind) {
+                case QvHooks.POOL_CREATED -> placer.poolCreated(o);
+                case QvHooks.WORKER_START -> placer.workerStart(o, Thread.currentThread());
+                case QvHooks.WORKER_EXIT -> placer.workerExit(o, Thread.currentThread());
+                case QvHooks.FJ_START -> {
+                    if (o instanceof ForkJoinWorkerThread w) placer.workerStart(w.getPool(), w);
+                }
+                case QvHooks.FJ_EXIT -> {
+                    if (o instanceof ForkJoinWorkerThread w) placer.workerExit(w.getPool(), w);
+                }
+                case QvHooks.TASK -> {
+                    placer.catchUp(o, Thread.currentThread(), attached);
+                    if (!attached && !placer.anyPending()) setCatchUp(false);
+                }
+                default -> {
+                }
+            }
+        } catch (Throwable t) {
+            try {
+                Log.once("hook:" + t.getClass().getName(), "internal error in a hook (" + t + "); the thread runs unpinned");
+            } catch (Throwable ignored) {
+                // nothing may escape
+            }
+        }
+    }
+}

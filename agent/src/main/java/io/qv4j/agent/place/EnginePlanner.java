@@ -1,0 +1,24 @@
+package io.qv4j.agent.place;
+
+import io.qv4j.agent.options.Options;
+import io.qv4j.api.Scope;
+import io.qv4j.api.Split;
+import io.qv4j.topology.CpuSet;
+import io.qv4j.topology.Topology;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/** The split engine of the api module: {@code Scope.of(t, universe).splitAt(type).tasks(T, color)}. */
+public final class EnginePlanner implements Planner {
+
+    @Override
+    public Plan plan(Topology topology, CpuSet universe, Options policy, int tasks) {
+        Scope scope = Scope.of(topology, universe);
+        Split split = policy.split() > 0 ? scope.split(policy.split()) : scope.splitAt(policy.splitAt());
+        List<CpuSet> out = new ArrayList<>(tasks);
+        for (Optional<Scope> s : split.tasks(tasks, policy.color())) out.add(s.map(Scope::cpuset).orElse(null));
+        return new Plan(split.pieces().size(), out);
+    }
+}

@@ -1,0 +1,16 @@
+package io.qv4j.agent.place;
+
+import io.qv4j.agent.bind.Binder;
+import io.qv4j.topology.CpuSet;
+import io.qv4j.topology.Topology;
+
+/**
+ * What placement needs, found in the background after start-up.
+ *
+ * @param topology the machine (live, or the dry-run topology); null when it could not be read
+ * @param jvm      the JVM's scope: the PUs this process may use
+ * @param binder   binds the calling thread
+ * @param problem  why there is no topology, for the report
+ */
+public record Env(Topology topology, CpuSet jvm, Binder binder, String problem) {
+}

@@ -1,0 +1,469 @@
+package io.qv4j.agent.place;
+
+import io.qv4j.agent.bind.Binder;
+import io.qv4j.agent.log.Log;
+import io.qv4j.agent.options.Options;
+import io.qv4j.api.HwType;
+import io.qv4j.topology.CpuSet;
+import io.qv4j.topology.HwObject;
+import io.qv4j.topology.Topology;
+
+import java.lang.ref.WeakReference;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
+
+/**
+ * Pools, slots and placement (DESIGN.md §6.2). Called from the hooks: on the creating thread when a
+ * pool is made, on the worker itself when it starts and leaves. Pools are held weakly; per-thread
+ * state lives in a map keyed by thread (JDK 25 common-pool workers clear their ThreadLocals).
+ * All bookkeeping is under one lock (events are rare: pool creation and worker start/exit); the
+ * bind itself runs outside it.
+ */
+public final class Placer {
+
+    /** Where a pool was made. */
+    public enum Origin { APPLICATION, JDK, AGENT, UNKNOWN }
+
+    static final class PoolInfo {
+        final int id;
+        final WeakReference<Object> ref;
+        final String type;
+        final Origin origin;
+        final String creator;
+        String name;
+        boolean decided;
+        boolean pinned;
+        String reason;
+        int tasks;                 // -1: unbounded
+        CpuSet[] slots;            // per slot; null entry = no piece
+        Thread[] owners;
+        CpuSet scope;              // what threads without a slot get
+        String universe;
+        boolean shares;
+        int started;
+        final List<ThreadInfo> threads = new ArrayList<>();
+
+        PoolInfo(int id, Object pool, Origin origin, String creator) {
+            this.id = id;
+            this.ref = new WeakReference<>(pool);
+            this.type = pool.getClass().getName();
+            this.origin = origin;
+            this.creator = creator;
+        }
+
+        boolean alive() {
+            Object p = ref.get();
+            return p != null && !(p instanceof ExecutorService e && e.isShutdown());
+        }
+    }
+
+    static final class ThreadInfo {
+        final String name;
+        final PoolInfo pool;
+        int slot = -1;
+        CpuSet cpuset;
+        String label;
+        boolean bound;
+        long tid = -1;
+
+        ThreadInfo(String name, PoolInfo pool) {
+            this.name = name;
+            this.pool = pool;
+        }
+    }
+
+    private final Options options;
+    private final Planner planner;
+    private final List<Pattern> globs = new ArrayList<>();
+    private final CountDownLatch ready = new CountDownLatch(1);
+    private volatile Env env;
+    private final long waitMillis;
+    private final boolean wantTid;
+
+    private final Object lock = new Object();
+    private final List<PoolInfo> pools = new ArrayList<>();
+    private final Map<Thread, ThreadInfo> threads = new IdentityHashMap<>();
+    private final Map<Thread, Object> pending = new IdentityHashMap<>();
+    private int nextId = 1;
+    private volatile Runnable onPending = () -> { };
+
+    public Placer(Options options, Planner planner, long waitMillis) {
+        this.options = options;
+        this.planner = planner;
+        this.waitMillis = waitMillis;
+        this.wantTid = options.verbose() || options.report() != null;
+        for (String g : options.pools()) globs.add(glob(g));
+    }
+
+    static Pattern glob(String g) {
+        StringBuilder re = new StringBuilder();
+        for (char c : g.toCharArray()) {
+            if (c == '*') re.append(".*");
+            else if (c == '?') re.append('.');
+            else re.append(Pattern.quote(String.valueOf(c)));
+        }
+        return Pattern.compile(re.toString());
+    }
+
+    /** The environment is known: placement may begin. */
+    public void ready(Env e) {
+        env = e;
+        ready.countDown();
+    }
+
+    public Env env() {
+        return env;
+    }
+
+    /** Called when a worker had to start before the environment was ready: turn on the per-task catch-up. */
+    public void onPending(Runnable r) {
+        onPending = r;
+    }
+
+    // ---- pool creation ------------------------------------------------------------------------
+
+    /** A pool constructor finished (may be called once per delegating constructor). */
+    public void poolCreated(Object pool) {
+        synchronized (lock) {
+            if (find(pool) != null) return;
+        }
+        String[] creator = creator(pool);
+        Origin origin = originOf(creator[0]);
+        synchronized (lock) {
+            if (find(pool) != null) return;
+            pools.add(new PoolInfo(nextId++, pool, origin, creator[1]));
+        }
+    }
+
+    static Origin originOf(String cls) {
+        if (cls == null) return Origin.UNKNOWN;
+        if (isAgentClass(cls)) return Origin.AGENT;
+        if (cls.startsWith("java.") || cls.startsWith("jdk.") || cls.startsWith("sun.") || cls.startsWith("com.sun.")) return Origin.JDK;
+        return Origin.APPLICATION;
+    }
+
+    /** The agent's own code (not the tests' applications under io.qv4j.agent.it). */
+    static boolean isAgentClass(String cls) {
+        for (String p : AGENT_PACKAGES) if (cls.startsWith(p)) return true;
+        return false;
+    }
+
+    private static final String[] AGENT_PACKAGES = {"io.qv4j.agent.place.", "io.qv4j.agent.inst.", "io.qv4j.agent.bind.",
+        "io.qv4j.agent.log.", "io.qv4j.agent.options.", "io.qv4j.agent.boot.", "io.qv4j.agent.cli.", "io.qv4j.agent.QvAgent",
+        "io.qv4j.shaded."};
+
+    /** The frame that made the pool: above the hooks, the pool's own constructors and Executors. */
+    static String[] creator(Object pool) {
+        try {
+            StackWalker w = StackWalker.getInstance(StackWalker.Option.RETAIN_CLASS_REFERENCE);
+            Optional<StackWalker.StackFrame> f = w.walk(s -> s
+                    .dropWhile(fr -> fr.getClassName().startsWith("io.qv4j.agent.place.")
+                            || fr.getClassName().startsWith("io.qv4j.agent.inst.")
+                            || fr.getClassName().equals("java.util.concurrent.QvHooks"))
+                    .dropWhile(fr -> (fr.getMethodName().equals("<init>") && fr.getDeclaringClass().isInstance(pool))
+                            || fr.getClassName().startsWith("java.util.concurrent.Executors"))
+                    .findFirst());
+            if (f.isEmpty()) return new String[] {null, "?"};
+            StackWalker.StackFrame fr = f.get();
+            return new String[] {fr.getClassName(), fr.getClassName() + "." + fr.getMethodName()
+                    + "(" + fr.getFileName() + ":" + fr.getLineNumber() + ")"};
+        } catch (Throwable t) {
+            return new String[] {null, "?"};
+        }
+    }
+
+    private PoolInfo find(Object pool) {
+        for (Iterator<PoolInfo> it = pools.iterator(); it.hasNext(); ) {
+            PoolInfo p = it.next();
+            Object o = p.ref.get();
+            if (o == pool) return p;
+            if (o == null && p.threads.isEmpty()) it.remove();
+        }
+        return null;
+    }
+
+    // ---- workers ------------------------------------------------------------------------------
+
+    /** A worker of {@code pool} starts, on its own thread. */
+    public void workerStart(Object pool, Thread t) {
+        Env e = env;
+        if (e == null) {
+            try {
+                ready.await(waitMillis, TimeUnit.MILLISECONDS);
+            } catch (InterruptedException ie) {
+                t.interrupt();
+            }
+            e = env;
+            if (e == null) {
+                synchronized (lock) {
+                    pending.put(t, pool);
+                }
+                onPending.run();
+                return;
+            }
+        }
+        place(pool, t, e);
+    }
+
+    /** Per-task catch-up: a worker that started before the environment was ready, or before attach. */
+    public void catchUp(Object pool, Thread t, boolean attached) {
+        Env e = env;
+        if (e == null) return;
+        synchronized (lock) {
+            boolean was = pending.remove(t) != null;
+            if (!was && (!attached || threads.containsKey(t))) return;
+        }
+        place(pool, t, e);
+    }
+
+    public boolean anyPending() {
+        synchronized (lock) {
+            return !pending.isEmpty();
+        }
+    }
+
+    private void place(Object pool, Thread t, Env e) {
+        ThreadInfo ti;
+        synchronized (lock) {
+            if (threads.containsKey(t)) return;
+            PoolInfo p = find(pool);
+            if (p == null) {
+                p = new PoolInfo(nextId++, pool, Origin.UNKNOWN, "? (made before the agent started)");
+                pools.add(p);
+            }
+            if (!p.decided) decide(p, t, e);
+            ti = new ThreadInfo(t.getName(), p);
+            p.threads.add(ti);
+            p.started++;
+            threads.put(t, ti);
+            if (!p.pinned) return;
+            if (p.tasks >= 0) {
+                for (int i = 0; i < p.tasks; i++) {
+                    if (p.owners[i] == null && p.slots[i] != null) {
+                        p.owners[i] = t;
+                        ti.slot = i;
+                        ti.cpuset = p.slots[i];
+                        break;
+                    }
+                }
+            }
+            if (ti.cpuset == null) ti.cpuset = p.scope;
+            ti.label = label(e.topology(), ti.cpuset);
+        }
+        if (wantTid) ti.tid = tid();
+        if (options.bind() == Options.Bind.ON) ti.bound = e.binder().bind(ti.cpuset);
+        if (Log.isVerbose()) {
+            PoolInfo p = ti.pool;
+            String slot = ti.slot >= 0 ? (ti.slot + "/" + p.tasks) : (p.tasks < 0 ? "unbounded" : "extra/" + p.tasks);
+            Log.debug("pool " + p.name + "[" + slot + "] thread \"" + ti.name + "\" -> " + ti.label
+                    + (options.bind() == Options.Bind.DRY_RUN ? " (dry run)" : ti.bound ? "" : " (not bound)"));
+        }
+    }
+
+    /** A worker leaves, on its own thread: its slot is free for a replacement. */
+    public void workerExit(Object pool, Thread t) {
+        synchronized (lock) {
+            pending.remove(t);
+            ThreadInfo ti = threads.remove(t);
+            if (ti == null) return;
+            PoolInfo p = ti.pool;
+            p.threads.remove(ti);
+            if (ti.slot >= 0 && p.owners != null && p.owners[ti.slot] == t) p.owners[ti.slot] = null;
+        }
+    }
+
+    /** Decides once per pool whether and where its workers go. Under the lock. */
+    private void decide(PoolInfo p, Thread first, Env e) {
+        p.decided = true;
+        p.name = poolName(first.getName());
+        Object pool = p.ref.get();
+        boolean common = pool instanceof ForkJoinPool fj && fj == ForkJoinPool.commonPool();
+        p.tasks = tasks(pool);
+        if (options.bind() == Options.Bind.OFF) {
+            p.reason = "bind=off";
+        } else if (common) {
+            p.pinned = options.commonPool();
+            p.reason = options.commonPool() ? "common pool (common-pool=on)" : "common pool (common-pool=off)";
+        } else if (!globs.isEmpty()) {
+            p.pinned = globs.stream().anyMatch(g -> g.matcher(first.getName()).matches()) && p.origin != Origin.AGENT;
+            p.reason = p.pinned ? "named by pools=" : "not named by pools=";
+        } else {
+            p.pinned = p.origin == Origin.APPLICATION;
+            p.reason = switch (p.origin) {
+                case APPLICATION -> "application pool";
+                case JDK -> "JDK-internal pool";
+                case AGENT -> "agent pool";
+                case UNKNOWN -> "pool of unknown origin";
+            };
+        }
+        if (!p.pinned) return;
+        if (e.topology() == null) {
+            p.pinned = false;
+            p.reason = "no topology: " + e.problem();
+            return;
+        }
+        if (p.tasks < 0) {
+            p.scope = e.jvm();
+            p.universe = e.jvm().toString();
+            p.reason += ", unbounded: bound to the pool scope";
+            return;
+        }
+        CpuSet claimed = CpuSet.empty();
+        for (PoolInfo o : pools) {
+            if (o != p && o.pinned && o.slots != null && o.alive()) claimed = claimed.or(o.scope);
+        }
+        CpuSet free = e.jvm().andNot(claimed);
+        Planner.Plan plan = null;
+        if (!claimed.isEmpty() && !free.isEmpty()) {
+            try {
+                plan = planner.plan(e.topology(), free, options, p.tasks);
+                if (plan.pieces() < p.tasks) plan = null;
+                else p.universe = free.toString();
+            } catch (RuntimeException ex) {
+                plan = null;
+            }
+        }
+        if (plan == null) {
+            try {
+                plan = planner.plan(e.topology(), e.jvm(), options, p.tasks);
+                p.universe = e.jvm().toString();
+            } catch (RuntimeException | LinkageError ex) {
+                p.pinned = false;
+                p.reason = "placement failed: " + ex;
+                Log.once("plan:" + ex, "cannot place pool " + p.name + " (" + ex + "): it runs unpinned");
+                return;
+            }
+        }
+        p.slots = new CpuSet[p.tasks];
+        p.owners = new Thread[p.tasks];
+        CpuSet union = CpuSet.empty();
+        for (int i = 0; i < p.tasks && i < plan.perTask().size(); i++) {
+            p.slots[i] = plan.perTask().get(i);
+            if (p.slots[i] != null) union = union.or(p.slots[i]);
+        }
+        p.scope = union.isEmpty() ? e.jvm() : union;
+        p.shares = p.scope.intersects(claimed);
+        if (p.shares) Log.debug("pool " + p.name + " shares PUs with other pinned pools (" + claimed + " taken)");
+    }
+
+    /** T: FJ parallelism; TPE core size, else max size if bounded; -1 = unbounded. */
+    static int tasks(Object pool) {
+        if (pool instanceof ForkJoinPool fj) return Math.max(1, fj.getParallelism());
+        if (pool instanceof ThreadPoolExecutor tpe) {
+            if (tpe.getCorePoolSize() > 0) return tpe.getCorePoolSize();
+            return tpe.getMaximumPoolSize() == Integer.MAX_VALUE ? -1 : tpe.getMaximumPoolSize();
+        }
+        return -1;
+    }
+
+    /** {@code pool-1-thread-3} → {@code pool-1}; {@code app-7} → {@code app}. */
+    static String poolName(String thread) {
+        String n = thread.replaceFirst("-(thread|worker)-\\d+$", "");
+        if (n.equals(thread)) n = thread.replaceFirst("[-_ #]?\\d+$", "");
+        return n.isEmpty() ? thread : n;
+    }
+
+    /** {@code core 3 (pus 6-7)}: the object that is exactly this cpuset, innermost type first. */
+    static String label(Topology t, CpuSet cpus) {
+        if (t != null) {
+            HwType[] order = {HwType.CORE, HwType.L2, HwType.L3, HwType.NUMANODE, HwType.DIE, HwType.PACKAGE, HwType.MACHINE};
+            if (cpus.cardinality() == 1) {
+                HwObject pu = t.pu(cpus.first());
+                HwObject core = pu == null ? null : pu.ancestor(HwType.CORE);
+                if (core != null && core.cpuset().equals(cpus)) return "core " + core.logicalIndex() + " (pu " + cpus + ")";
+                return "pu " + cpus;
+            }
+            for (HwType type : order) {
+                for (HwObject o : t.objects(type)) {
+                    if (o.cpuset().equals(cpus)) return type.shortName() + " " + o.logicalIndex() + " (pus " + cpus + ")";
+                }
+            }
+        }
+        return "pus " + cpus;
+    }
+
+    private static long tid() {
+        try {
+            String s = Files.readSymbolicLink(Path.of("/proc/thread-self")).toString();
+            return Long.parseLong(s.substring(s.lastIndexOf('/') + 1));
+        } catch (Throwable t) {
+            return -1;
+        }
+    }
+
+    // ---- report -------------------------------------------------------------------------------
+
+    /** Pools, threads, slots and cpusets as JSON-ready maps. */
+    public Map<String, Object> snapshot() {
+        Map<String, Object> out = new LinkedHashMap<>();
+        Env e = env;
+        Map<String, Object> agent = new LinkedHashMap<>();
+        agent.put("bind", options.bind().name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'));
+        agent.put("policy", options.policy());
+        agent.put("commonPool", options.commonPool());
+        agent.put("pools", options.pools());
+        agent.put("topology", e == null || e.topology() == null ? null : e.topology().source());
+        agent.put("jvmScope", e == null || e.jvm() == null ? null : e.jvm().toString());
+        agent.put("binder", e == null ? null : e.binder().describe());
+        agent.put("problem", e == null ? "not ready" : e.problem());
+        out.put("agent", agent);
+        List<Object> list = new ArrayList<>();
+        synchronized (lock) {
+            for (PoolInfo p : pools) {
+                Map<String, Object> m = new LinkedHashMap<>();
+                m.put("id", p.id);
+                m.put("name", p.name);
+                m.put("class", p.type);
+                m.put("origin", p.origin.name().toLowerCase(java.util.Locale.ROOT));
+                m.put("creator", p.creator);
+                m.put("pinned", p.pinned);
+                m.put("reason", p.reason);
+                m.put("tasks", p.decided ? p.tasks : null);
+                m.put("universe", p.universe);
+                m.put("scope", p.scope == null ? null : p.scope.toString());
+                m.put("sharesPus", p.shares);
+                m.put("started", p.started);
+                List<Object> slots = new ArrayList<>();
+                if (p.slots != null) {
+                    for (int i = 0; i < p.slots.length; i++) {
+                        Map<String, Object> s = new LinkedHashMap<>();
+                        s.put("slot", i);
+                        s.put("cpuset", p.slots[i] == null ? null : p.slots[i].toString());
+                        s.put("piece", p.slots[i] == null ? null : label(e == null ? null : e.topology(), p.slots[i]));
+                        s.put("thread", p.owners[i] == null ? null : p.owners[i].getName());
+                        slots.add(s);
+                    }
+                }
+                m.put("slots", slots);
+                List<Object> ths = new ArrayList<>();
+                for (ThreadInfo ti : p.threads) {
+                    Map<String, Object> t = new LinkedHashMap<>();
+                    t.put("name", ti.name);
+                    t.put("tid", ti.tid);
+                    t.put("slot", ti.slot);
+                    t.put("cpuset", ti.cpuset == null ? null : ti.cpuset.toString());
+                    t.put("piece", ti.label);
+                    t.put("bound", ti.bound);
+                    ths.add(t);
+                }
+                m.put("threads", ths);
+                list.add(m);
+            }
+        }
+        out.put("pools", list);
+        return out;
+    }
+}

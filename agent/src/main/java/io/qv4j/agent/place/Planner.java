@@ -1,0 +1,20 @@
+package io.qv4j.agent.place;
+
+import io.qv4j.agent.options.Options;
+import io.qv4j.topology.CpuSet;
+import io.qv4j.topology.Topology;
+
+import java.util.List;
+
+/** Cuts a universe into pieces by the policy and maps a pool's tasks onto them. */
+public interface Planner {
+
+    /**
+     * @param pieces  how many pieces the universe was cut into
+     * @param perTask one cpuset per task (slot); null = no piece for that task
+     */
+    record Plan(int pieces, List<CpuSet> perTask) {
+    }
+
+    Plan plan(Topology topology, CpuSet universe, Options policy, int tasks);
+}
