@@ -45,6 +45,7 @@ public final class Placer {
         final String creator;
         String name;
         boolean decided;
+        boolean planned;
         boolean pinned;
         String reason;
         int tasks;                 // -1: unbounded
@@ -197,8 +198,24 @@ public final class Placer {
 
     // ---- workers ------------------------------------------------------------------------------
 
-    /** A worker of {@code pool} starts, on its own thread. */
+    /**
+     * A worker of {@code pool} starts, on its own thread. Whether the pool is pinned is decided
+     * without the environment; only workers of pinned pools wait for it (JDK-internal pools must
+     * not: the background start-up itself runs a process, whose reaper is a pool worker).
+     */
     public void workerStart(Object pool, Thread t) {
+        synchronized (lock) {
+            if (threads.containsKey(t)) return;
+            PoolInfo p = register(pool);
+            if (!p.decided) decide(p, t);
+            if (!p.pinned) {
+                ThreadInfo ti = new ThreadInfo(t.getName(), p);
+                p.threads.add(ti);
+                p.started++;
+                threads.put(t, ti);
+                return;
+            }
+        }
         Env e = env;
         if (e == null) {
             try {
@@ -225,6 +242,16 @@ public final class Placer {
         synchronized (lock) {
             boolean was = pending.remove(t) != null;
             if (!was && (!attached || threads.containsKey(t))) return;
+            if (!was) {
+                PoolInfo p = register(pool);
+                if (!p.decided) decide(p, t);
+                if (!p.pinned) {
+                    ThreadInfo ti = new ThreadInfo(t.getName(), p);
+                    p.threads.add(ti);
+                    threads.put(t, ti);
+                    return;
+                }
+            }
         }
         place(pool, t, e);
     }
@@ -235,16 +262,21 @@ public final class Placer {
         }
     }
 
+    private PoolInfo register(Object pool) {
+        PoolInfo p = find(pool);
+        if (p == null) {
+            p = new PoolInfo(nextId++, pool, Origin.UNKNOWN, "? (made before the agent started)");
+            pools.add(p);
+        }
+        return p;
+    }
+
     private void place(Object pool, Thread t, Env e) {
         ThreadInfo ti;
         synchronized (lock) {
             if (threads.containsKey(t)) return;
-            PoolInfo p = find(pool);
-            if (p == null) {
-                p = new PoolInfo(nextId++, pool, Origin.UNKNOWN, "? (made before the agent started)");
-                pools.add(p);
-            }
-            if (!p.decided) decide(p, t, e);
+            PoolInfo p = register(pool);
+            if (!p.planned) plan(p, e);
             ti = new ThreadInfo(t.getName(), p);
             p.threads.add(ti);
             p.started++;
@@ -285,8 +317,8 @@ public final class Placer {
         }
     }
 
-    /** Decides once per pool whether and where its workers go. Under the lock. */
-    private void decide(PoolInfo p, Thread first, Env e) {
+    /** Decides once per pool whether its workers are pinned. Under the lock. */
+    private void decide(PoolInfo p, Thread first) {
         p.decided = true;
         p.name = poolName(first.getName());
         Object pool = p.ref.get();
@@ -309,7 +341,11 @@ public final class Placer {
                 case UNKNOWN -> "pool of unknown origin";
             };
         }
-        if (!p.pinned) return;
+    }
+
+    /** Where a pinned pool's workers go, once the environment is known. Under the lock. */
+    private void plan(PoolInfo p, Env e) {
+        p.planned = true;
         if (e.topology() == null) {
             p.pinned = false;
             p.reason = "no topology: " + e.problem();
