@@ -35,6 +35,7 @@ public final class QvAgent {
     static final long WAIT_MILLIS = 3000;
 
     private static volatile Placer placer;
+    private static long T0;
 
     private QvAgent() {
     }
@@ -53,6 +54,7 @@ public final class QvAgent {
     }
 
     private static void start(String args, Instrumentation inst, boolean attached) {
+        T0 = System.nanoTime();
         Options o;
         try {
             o = OptionsParser.fromEnvironment(args);
@@ -78,17 +80,30 @@ public final class QvAgent {
             Log.verbose(o.verbose());
             Placer p = new Placer(o, new EnginePlanner(), WAIT_MILLIS);
             Dispatcher d = new Dispatcher(p, attached);
-            Thread init = new Thread(() -> init(o, p), "qv-init");
+            // No lambdas or indy string concatenation on the start-up path: each costs milliseconds cold.
+            long tOpts = System.nanoTime();
+            HookTransformer t = Boot.install(inst, d, attached);
+            long tHooks = System.nanoTime();
+            Thread init = new Thread(new Runnable() {
+                @Override
+                public void run() {
+                    init(o, p);
+                }
+            }, "qv-init");
             init.setDaemon(true);
             init.start();
-            HookTransformer t = Boot.install(inst, d, attached);
             d.hooks(Class.forName(Boot.HOOKS, false, null));
             placer = p;
             if (o.report() != null) {
-                Thread hook = new Thread(() -> writeReport(p, o.report()), "qv-report");
+                Thread hook = new Thread(new Runnable() {
+                    @Override
+                    public void run() {
+                        writeReport(p, o.report());
+                    }
+                }, "qv-report");
                 Runtime.getRuntime().addShutdownHook(hook);
             }
-            Log.debug("agent on: " + o.policy() + ", bind=" + o.bind().name().toLowerCase() + ", hooks " + t.done());
+            Log.debug("premain " + (System.nanoTime() - T0) / 1000 + " us (options " + (tOpts - T0) / 1000 + " us, hooks " + (tHooks - tOpts) / 1000 + " us); agent on: " + o.policy() + ", bind=" + o.bind().name().toLowerCase(java.util.Locale.ROOT).replace('_', '-') + ", hooks " + t.done());
         } catch (Throwable t) {
             Log.info("agent disabled: " + t);
             if (o.strict() && !attached) {
@@ -98,21 +113,43 @@ public final class QvAgent {
     }
 
     private static void init(Options o, Placer p) {
+        // Loading JNA and OpenHFT (~70 ms) runs beside the topology read (~40 ms cold).
+        final Binder[] binder = {Binder.NONE};
+        Thread jna = null;
+        if (o.bind() == Options.Bind.ON) {
+            jna = new Thread(new Runnable() {
+                @Override
+                public void run() {
+                    try {
+                        binder[0] = AffinityBinder.create();
+                    } catch (Throwable t) {
+                        Log.once("nobind", "native thread binding unavailable (" + t + "): running unpinned");
+                    }
+                }
+            }, "qv-init-bind");
+            jna.setDaemon(true);
+            jna.start();
+        }
         Topology topo = null;
         String problem = null;
+        long tStart = System.nanoTime();
         try {
             topo = o.topology() != null ? TopologyInput.input(o.topology()) : SysfsReader.live();
         } catch (Throwable t) {
             problem = "cannot read the topology" + (o.topology() != null ? " " + o.topology() : "") + " (" + t.getMessage() + ")";
             Log.info(problem + ": pools run unpinned");
         }
-        Binder b = Binder.NONE;
-        try {
-            if (topo != null && o.bind() == Options.Bind.ON) b = AffinityBinder.create();
-        } catch (Throwable t) {
-            Log.once("nobind", "native thread binding unavailable (" + t + "): running unpinned");
+        long tTopo = System.nanoTime();
+        if (jna != null) {
+            try {
+                jna.join();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
+        Binder b = topo == null ? Binder.NONE : binder[0];
         p.ready(new Env(topo, topo == null ? null : topo.allowed(), b, problem));
+        Log.debug("ready " + (System.nanoTime() - T0) / 1000 + " us after premain began (topology " + (tTopo - tStart) / 1000 + " us)");
     }
 
     static void writeReport(Placer p, String file) {

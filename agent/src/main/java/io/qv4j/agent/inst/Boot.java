@@ -2,8 +2,9 @@ package io.qv4j.agent.inst;
 
 import net.bytebuddy.jar.asm.ClassReader;
 import net.bytebuddy.jar.asm.ClassWriter;
-import net.bytebuddy.jar.asm.commons.ClassRemapper;
-import net.bytebuddy.jar.asm.commons.SimpleRemapper;
+import net.bytebuddy.jar.asm.ClassVisitor;
+import net.bytebuddy.jar.asm.MethodVisitor;
+import net.bytebuddy.jar.asm.Opcodes;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -43,7 +44,30 @@ public final class Boot {
         }
         ClassReader r = new ClassReader(template);
         ClassWriter w = new ClassWriter(0);
-        r.accept(new ClassRemapper(w, new SimpleRemapper(TEMPLATE, HOOKS.replace('.', '/'))), 0);
+        // A hand-written rename (the template only names itself as owner): asm.commons' remapper
+        // loads ~20 more classes at start-up.
+        final String target = HOOKS.replace('.', '/');
+        r.accept(new ClassVisitor(Opcodes.ASM9, w) {
+            @Override
+            public void visit(int version, int access, String name, String sig, String superName, String[] itf) {
+                super.visit(version, access, target, sig, superName, itf);
+            }
+
+            @Override
+            public MethodVisitor visitMethod(int access, String name, String desc, String sig, String[] ex) {
+                return new MethodVisitor(Opcodes.ASM9, super.visitMethod(access, name, desc, sig, ex)) {
+                    @Override
+                    public void visitFieldInsn(int op, String owner, String fname, String fdesc) {
+                        super.visitFieldInsn(op, owner.equals(TEMPLATE) ? target : owner, fname, fdesc);
+                    }
+
+                    @Override
+                    public void visitMethodInsn(int op, String owner, String mname, String mdesc, boolean itf) {
+                        super.visitMethodInsn(op, owner.equals(TEMPLATE) ? target : owner, mname, mdesc, itf);
+                    }
+                };
+            }
+        }, ClassReader.SKIP_DEBUG);
         Module javaBase = Object.class.getModule();
         inst.redefineModule(javaBase, Set.of(), Map.of(),
                 Map.of("java.util.concurrent", Set.of(Boot.class.getModule())), Set.of(), Map.of());

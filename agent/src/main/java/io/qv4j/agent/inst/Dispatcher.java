@@ -17,7 +17,12 @@ public final class Dispatcher implements ObjIntConsumer<Object> {
     public Dispatcher(Placer placer, boolean attached) {
         this.placer = placer;
         this.attached = attached;
-        placer.onPending(() -> setCatchUp(true));
+        placer.onPending(new Runnable() {
+            @Override
+            public void run() {
+                setCatchUp(true);
+            }
+        });
     }
 
     public void hooks(Class<?> c) {

@@ -99,7 +99,7 @@ public final class Placer {
     private final Map<Thread, ThreadInfo> threads = new IdentityHashMap<>();
     private final Map<Thread, Object> pending = new IdentityHashMap<>();
     private int nextId = 1;
-    private volatile Runnable onPending = () -> { };
+    private volatile Runnable onPending;
 
     public Placer(Options options, Planner planner, long waitMillis) {
         this.options = options;
@@ -170,13 +170,23 @@ public final class Placer {
     static String[] creator(Object pool) {
         try {
             StackWalker w = StackWalker.getInstance(StackWalker.Option.RETAIN_CLASS_REFERENCE);
-            Optional<StackWalker.StackFrame> f = w.walk(s -> s
-                    .dropWhile(fr -> fr.getClassName().startsWith("io.qv4j.agent.place.")
-                            || fr.getClassName().startsWith("io.qv4j.agent.inst.")
-                            || fr.getClassName().equals("java.util.concurrent.QvHooks"))
-                    .dropWhile(fr -> (fr.getMethodName().equals("<init>") && fr.getDeclaringClass().isInstance(pool))
-                            || fr.getClassName().startsWith("java.util.concurrent.Executors"))
-                    .findFirst());
+            Optional<StackWalker.StackFrame> f = w.walk(new java.util.function.Function<java.util.stream.Stream<StackWalker.StackFrame>, Optional<StackWalker.StackFrame>>() {
+                @Override
+                public Optional<StackWalker.StackFrame> apply(java.util.stream.Stream<StackWalker.StackFrame> s) {
+                    boolean above = true;
+                    for (Iterator<StackWalker.StackFrame> it = s.iterator(); it.hasNext(); ) {
+                        StackWalker.StackFrame fr = it.next();
+                        String c = fr.getClassName();
+                        if (above && (c.startsWith("io.qv4j.agent.place.") || c.startsWith("io.qv4j.agent.inst.")
+                                || c.equals("java.util.concurrent.QvHooks"))) continue;
+                        above = false;
+                        if ((fr.getMethodName().equals("<init>") && fr.getDeclaringClass().isInstance(pool))
+                                || c.startsWith("java.util.concurrent.Executors")) continue;
+                        return Optional.of(fr);
+                    }
+                    return Optional.empty();
+                }
+            });
             if (f.isEmpty()) return new String[] {null, "?"};
             StackWalker.StackFrame fr = f.get();
             return new String[] {fr.getClassName(), fr.getClassName() + "." + fr.getMethodName()
@@ -228,7 +238,8 @@ public final class Placer {
                 synchronized (lock) {
                     pending.put(t, pool);
                 }
-                onPending.run();
+                Runnable r = onPending;
+                if (r != null) r.run();
                 return;
             }
         }
@@ -330,7 +341,9 @@ public final class Placer {
             p.pinned = options.commonPool();
             p.reason = options.commonPool() ? "common pool (common-pool=on)" : "common pool (common-pool=off)";
         } else if (!globs.isEmpty()) {
-            p.pinned = globs.stream().anyMatch(g -> g.matcher(first.getName()).matches()) && p.origin != Origin.AGENT;
+            boolean named = false;
+            for (Pattern g : globs) named |= g.matcher(first.getName()).matches();
+            p.pinned = named && p.origin != Origin.AGENT;
             p.reason = p.pinned ? "named by pools=" : "not named by pools=";
         } else {
             p.pinned = p.origin == Origin.APPLICATION;
