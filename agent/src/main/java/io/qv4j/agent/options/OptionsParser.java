@@ -43,10 +43,11 @@ public final class OptionsParser {
     public static boolean strictRequested(String agentArgs, Properties sys, Map<String, String> env) {
         try {
             Map<String, String> merged = new LinkedHashMap<>();
-            try {
-                merged.putAll(splitArgs(agentArgs));
-            } catch (OptionException ignored) {
-                // the message comes from parse()
+            if (agentArgs != null) {
+                for (String part : agentArgs.split(",")) {
+                    int eq = part.indexOf('=');
+                    if (eq > 0 && part.substring(0, eq).strip().equals("strict")) merged.put("strict", part.substring(eq + 1).strip());
+                }
             }
             String e = env.get(envName("strict"));
             if (e != null) merged.put("strict", e);

@@ -78,6 +78,7 @@ public final class Placer {
         CpuSet cpuset;
         String label;
         boolean bound;
+        boolean exited;
         long tid = -1;
 
         ThreadInfo(String name, PoolInfo pool) {
@@ -323,7 +324,8 @@ public final class Placer {
             ThreadInfo ti = threads.remove(t);
             if (ti == null) return;
             PoolInfo p = ti.pool;
-            p.threads.remove(ti);
+            ti.exited = true; // kept for the report, a bounded history
+            if (p.threads.size() > 256) p.threads.removeIf(x -> x.exited);
             if (ti.slot >= 0 && p.owners != null && p.owners[ti.slot] == t) p.owners[ti.slot] = null;
         }
     }
@@ -506,6 +508,7 @@ public final class Placer {
                     t.put("cpuset", ti.cpuset == null ? null : ti.cpuset.toString());
                     t.put("piece", ti.label);
                     t.put("bound", ti.bound);
+                    t.put("exited", ti.exited);
                     ths.add(t);
                 }
                 m.put("threads", ths);
