@@ -190,6 +190,7 @@ public final class HwlocXml {
                 case "Core" -> builder.add(HwType.CORE, os, need(cpus, obj));
                 case "PU" -> { // PUs are made from the online set; here we only check there are some
                     puCount++;
+                    if (os > CpuSet.MAX_INDEX) throw new TopologyException(source + ": PU os_index " + os + " above " + CpuSet.MAX_INDEX);
                     if (os >= 0) puUnion.set(os);
                 }
                 case "PCIDev" -> {
