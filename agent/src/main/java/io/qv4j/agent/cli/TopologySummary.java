@@ -27,35 +27,29 @@ final class TopologySummary {
         m.put("allowed", t.allowed().toString());
         m.put("packages", cpusets(t, HwType.PACKAGE));
         m.put("dies", cpusets(t, HwType.DIE));
-        // Entries of numa/gpus hold exactly the §3.3 keys (the fixtures compare them whole);
-        // memory sizes and GPU names go in extra top-level maps.
         List<Object> numa = new ArrayList<>();
-        Map<String, Object> numaMemory = new LinkedHashMap<>();
         for (HwObject n : t.numaNodes()) {
-            if (n.memoryBytes() > 0) numaMemory.put(Integer.toString(n.osIndex()), n.memoryBytes());
             if (n.cpuset().isEmpty()) continue; // memory-only nodes never get threads
             Map<String, Object> e = new LinkedHashMap<>();
             e.put("os", n.osIndex());
             e.put("cpus", n.cpuset().toString());
+            if (n.memoryBytes() > 0) e.put("memory", n.memoryBytes());
             numa.add(e);
         }
         m.put("numa", numa);
-        if (!numaMemory.isEmpty()) m.put("numa_memory", numaMemory);
         m.put("l3", cpusets(t, HwType.L3));
         m.put("l2", cpusets(t, HwType.L2));
         m.put("l1", cpusets(t, HwType.L1));
         m.put("cores", cpusets(t, HwType.CORE));
         List<Object> gpus = new ArrayList<>();
-        Map<String, Object> gpuNames = new LinkedHashMap<>();
         for (Device d : t.devices(HwType.GPU)) {
             Map<String, Object> e = new LinkedHashMap<>();
             e.put("pci", d.pci());
             e.put("cpus", d.locality().toString());
-            if (!d.name().isEmpty()) gpuNames.put(d.pci(), d.name());
+            if (!d.name().isEmpty()) e.put("name", d.name());
             gpus.add(e);
         }
         m.put("gpus", gpus);
-        if (!gpuNames.isEmpty()) m.put("gpu_names", gpuNames);
         List<Object> nics = new ArrayList<>();
         for (Device d : t.devices(HwType.NIC)) {
             Map<String, Object> e = new LinkedHashMap<>();
