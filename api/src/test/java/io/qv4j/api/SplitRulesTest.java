@@ -86,6 +86,17 @@ class SplitRulesTest {
         assertEquals(List.of("0000:01:00.0"), s.pieces().get(1).devices().stream().map(Device::pci).toList());
     }
 
+    @Test
+    void splitsCutInLogicalOrder_notInOsNumbering() {
+        // Intel-style numbering: core c holds PUs c and c+4
+        TopologyBuilder b = new TopologyBuilder("test").online(CpuSet.range(0, 7)).add(HwType.PACKAGE, 0, CpuSet.range(0, 7));
+        for (int c = 0; c < 4; c++) b.add(HwType.CORE, c, CpuSet.of(c, c + 4));
+        Topology t = b.build();
+        assertEquals("{0-1,4-5} {2-3,6-7}", cpus(Scope.of(t).split(2).pieces()));
+        assertEquals("{0,4} {1,5} {2} {6} {3} {7}", cpus(Scope.of(t).split(6).pieces()));
+        assertEquals("{0} {1} {2} {3}", cpusOf(Scope.of(t).splitAt(HwType.PU).tasks(4, Color.SPREAD)));
+    }
+
     // §4.2 splitAt
 
     @Test
