@@ -417,7 +417,7 @@ public final class TaskGroup {
         Arrays.fill(results, Optional.empty());
         if (classes.isEmpty()) return results;
         int[] counts = classes.values().stream().mapToInt(List::size).toArray();
-        List<Scope> shares = shares(scope, counts);
+        List<Scope> shares = scope.shares(counts); // DESIGN §5, one contiguous share per color class
         int c = 0;
         for (List<Integer> ranks : classes.values()) {
             ranks.sort(Comparator.<Integer>comparingInt(r -> ((int[]) own[r])[1]).thenComparingInt(r -> r));
@@ -463,48 +463,5 @@ public final class TaskGroup {
             }
         }
         return split.tasksByOrdinal(asked).toArray();
-    }
-
-    /**
-     * DESIGN.md §5: {@code scope} cut into one contiguous share per class, in class order, class
-     * {@code k} getting {@code ⌈cum·U/n⌉ − ⌈prev·U/n⌉} of the {@code U} units (cores when there
-     * are at least as many as classes, else PUs; logical order). A class that would get no unit
-     * shares the unit its proportional position falls in: the last unit of the class before it.
-     * Same rule as the split engine's scope shares; it lives here as well so that groups do not
-     * depend on the engine's internals.
-     */
-    private static List<Scope> shares(Scope scope, int[] counts) {
-        Topology topology = scope.topology();
-        List<CpuSet> units = units(topology, scope.cpuset(), HwType.CORE);
-        if (units.size() < counts.length) units = units(topology, scope.cpuset(), HwType.PU);
-        long n = Arrays.stream(counts).asLongStream().sum();
-        long u = units.size();
-        List<Scope> shares = new ArrayList<>(counts.length);
-        long cum = 0;
-        int from = 0;
-        for (int count : counts) {
-            cum += count;
-            int to = (int) ((cum * u + n - 1) / n);
-            CpuSet share = CpuSet.empty();
-            for (int i = from; i < to; i++) share = share.or(units.get(i));
-            if (share.isEmpty()) share = units.get(to - 1); // to ≥ 1: the first class always gets a unit
-            shares.add(Scope.of(topology, share));
-            from = to;
-        }
-        return shares;
-    }
-
-    /** The scope's PUs grouped by objects of {@code type}, logical order; PUs when such objects do not cover the scope. */
-    private static List<CpuSet> units(Topology topology, CpuSet cpus, HwType type) {
-        List<CpuSet> units = new ArrayList<>();
-        CpuSet covered = CpuSet.empty();
-        for (HwObject o : topology.objects(type)) {
-            CpuSet in = o.cpuset().and(cpus);
-            if (!in.isEmpty()) {
-                units.add(in);
-                covered = covered.or(in);
-            }
-        }
-        return covered.equals(cpus) || type == HwType.PU ? units : units(topology, cpus, HwType.PU);
     }
 }
