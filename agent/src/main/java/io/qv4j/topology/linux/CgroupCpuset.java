@@ -36,8 +36,8 @@ final class CgroupCpuset {
                 // the old cpuset file system, and v1 mounted with noprefix, drop the "cpuset." prefix
                 String prefix = type.equals("cpuset") || hasOption(f[3], "noprefix") ? "" : "cpuset.";
                 v1 = new Mount(unescape(f[1]), hasOption(f[3], "cpuset_v2_mode")
-                        ? List.of(prefix + "effective_cpus", prefix + "cpus")
-                        : List.of(prefix + "cpus", prefix + "effective_cpus"));
+                        ? List.of(prefix.concat("effective_cpus"), prefix.concat("cpus"))
+                        : List.of(prefix.concat("cpus"), prefix.concat("effective_cpus")));
             } else if (v2 == null && type.equals("cgroup2")) {
                 v2 = new Mount(unescape(f[1]), List.of("cpuset.cpus.effective"));
             }

@@ -7,7 +7,6 @@ import io.qv4j.topology.Topology;
 import io.qv4j.topology.TopologyBuilder;
 import io.qv4j.topology.TopologyException;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -42,7 +41,7 @@ public final class SysfsReader {
         this.live = live;
         this.builder = new TopologyBuilder(live ? "live" : root.toString());
         this.cpuDir = fs.path(CPU_DIR);
-        if (!Files.isDirectory(cpuDir)) {
+        if (!fs.isDirectory(cpuDir)) {
             throw new TopologyException(root + ": not a Linux sysfs root: no " + CPU_DIR);
         }
     }
@@ -90,6 +89,11 @@ public final class SysfsReader {
         return cpus;
     }
 
+    /** "cpuN", without an invokedynamic string concatenation (its first use costs milliseconds). */
+    private static String cpuName(int pu) {
+        return "cpu".concat(Integer.toString(pu));
+    }
+
     /** N for a directory named cpuN, else -1. */
     private static int cpuNumber(String name) {
         if (!name.startsWith("cpu") || name.length() == 3) return -1;
@@ -115,7 +119,7 @@ public final class SysfsReader {
         boolean hasCapacity = true;
 
         for (int pu = online.first(); pu >= 0; pu = online.next(pu + 1)) {
-            Path cpu = cpuDir.resolve("cpu" + pu);
+            Path cpu = cpuDir.resolve(cpuName(pu));
             Path topo = cpu.resolve("topology");
 
             CpuSet pkg = packageCpus.read(topo);
@@ -125,7 +129,13 @@ public final class SysfsReader {
                 if (hasDieId) {
                     int die = fs.readInt(topo.resolve("die_id"), Integer.MIN_VALUE);
                     hasDieId = die != Integer.MIN_VALUE; // kernels before 5.2 have none: stop asking
-                    if (hasDieId) dies.computeIfAbsent(((long) pkg.first() << 32) | (die & 0xffffffffL), k -> new BitSet()).set(pu);
+                    if (!hasDieId) dies.clear();
+                    if (hasDieId) {
+                        long key = ((long) pkg.first() << 32) | (die & 0xffffffffL);
+                        BitSet pus = dies.get(key);
+                        if (pus == null) dies.put(key, pus = new BitSet());
+                        pus.set(pu);
+                    }
                 }
             }
 
@@ -142,6 +152,7 @@ public final class SysfsReader {
             if (hasCapacity) {
                 int c = fs.readInt(cpu.resolve("cpu_capacity"), Integer.MIN_VALUE);
                 hasCapacity = c != Integer.MIN_VALUE; // only asymmetric (mostly arm) kernels have it
+                if (!hasCapacity) capacity.clear();
                 if (hasCapacity) capacity.put(pu, c);
             }
         }
@@ -156,7 +167,7 @@ public final class SysfsReader {
     private CpuSet sameCoreId(CpuSet siblings, int[] coreIds, int coreId) {
         BitSet b = new BitSet();
         for (int s = siblings.first(); s >= 0; s = siblings.next(s + 1)) {
-            if (coreId(coreIds, cpuDir.resolve("cpu" + s).resolve("topology"), s) == coreId) b.set(s);
+            if (coreId(coreIds, cpuDir.resolve(cpuName(s)).resolve("topology"), s) == coreId) b.set(s);
         }
         return CpuSet.of(b);
     }
@@ -167,10 +178,17 @@ public final class SysfsReader {
     }
 
     private void addDies(Map<Long, BitSet> dies) {
-        Map<Integer, Integer> diesPerPackage = new HashMap<>();
-        for (long key : dies.keySet()) diesPerPackage.merge((int) (key >>> 32), 1, Integer::sum);
-        if (diesPerPackage.values().stream().noneMatch(n -> n > 1)) return; // one die per package: noise
-        dies.forEach((key, pus) -> builder.add(HwType.DIE, (int) (long) key, CpuSet.of(pus)));
+        // keys are sorted by package: a package with several dies has two neighbouring keys
+        boolean severalInAPackage = false;
+        long previousPackage = -1;
+        for (long key : dies.keySet()) {
+            if (key >>> 32 == previousPackage) severalInAPackage = true;
+            previousPackage = key >>> 32;
+        }
+        if (!severalInAPackage) return; // one die per package: noise
+        for (Map.Entry<Long, BitSet> e : dies.entrySet()) {
+            builder.add(HwType.DIE, (int) e.getKey().longValue(), CpuSet.of(e.getValue()));
+        }
     }
 
     /** Caches as Linux reports them per PU; each instance is added by the lowest online PU sharing it. */
@@ -197,7 +215,8 @@ public final class SysfsReader {
     private void readEfficiency(Map<Integer, Integer> capacity) {
         if (!capacity.isEmpty()) {
             List<Integer> ranks = new ArrayList<>(new TreeSet<>(capacity.values()));
-            if (ranks.size() > 1) capacity.forEach((pu, c) -> builder.efficiency(pu, ranks.indexOf(c)));
+            if (ranks.size() == 1) return;
+            for (Map.Entry<Integer, Integer> e : capacity.entrySet()) builder.efficiency(e.getKey(), ranks.indexOf(e.getValue()));
             return;
         }
         CpuSet atom = fs.readList(fs.path("sys/devices/cpu_atom/cpus"));
