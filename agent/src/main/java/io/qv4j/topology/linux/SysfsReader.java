@@ -96,11 +96,7 @@ public final class SysfsReader {
 
     /** N for a directory named cpuN, else -1. */
     private static int cpuNumber(String name) {
-        if (!name.startsWith("cpu") || name.length() == 3) return -1;
-        for (int i = 3; i < name.length(); i++) {
-            if (name.charAt(i) < '0' || name.charAt(i) > '9') return -1;
-        }
-        return Integer.parseInt(name.substring(3));
+        return name.startsWith("cpu") ? number(name, 3) : -1;
     }
 
     private void readCpus() {
@@ -129,8 +125,9 @@ public final class SysfsReader {
                 if (hasDieId) {
                     int die = fs.readInt(topo.resolve("die_id"), Integer.MIN_VALUE);
                     hasDieId = die != Integer.MIN_VALUE; // kernels before 5.2 have none: stop asking
-                    if (!hasDieId) dies.clear();
-                    if (hasDieId) {
+                    if (!hasDieId) {
+                        dies.clear();
+                    } else {
                         long key = ((long) pkg.first() << 32) | (die & 0xffffffffL);
                         BitSet pus = dies.get(key);
                         if (pus == null) dies.put(key, pus = new BitSet());
@@ -142,9 +139,9 @@ public final class SysfsReader {
             CpuSet siblings = coreCpus.read(topo);
             if (siblings != null) {
                 siblings = siblings.or(CpuSet.of(pu)).and(online);
-                int coreId = siblings.cardinality() == 1 ? -1 : coreId(coreIds, topo, pu);
+                int coreId = coreId(coreIds, topo, pu);
                 CpuSet core = siblings.cardinality() == 1 ? siblings : sameCoreId(siblings, coreIds, coreId);
-                if (core.first() == pu) builder.add(HwType.CORE, coreId >= 0 ? coreId : fs.readInt(topo.resolve("core_id"), -1), core);
+                if (core.first() == pu) builder.add(HwType.CORE, coreId, core);
             }
 
             readCaches(cpu, pu, sharedCpus);
@@ -152,8 +149,8 @@ public final class SysfsReader {
             if (hasCapacity) {
                 int c = fs.readInt(cpu.resolve("cpu_capacity"), Integer.MIN_VALUE);
                 hasCapacity = c != Integer.MIN_VALUE; // only asymmetric (mostly arm) kernels have it
-                if (!hasCapacity) capacity.clear();
                 if (hasCapacity) capacity.put(pu, c);
+                else capacity.clear();
             }
         }
         addDies(dies);
@@ -261,8 +258,9 @@ public final class SysfsReader {
         return kb * 1024;
     }
 
+    /** The decimal number that {@code s} ends with from {@code from} on; -1 when it is not one. */
     private static int number(String s, int from) {
-        if (from >= s.length()) return -1;
+        if (from >= s.length() || s.length() - from > 9) return -1;
         int n = 0;
         for (int i = from; i < s.length(); i++) {
             char c = s.charAt(i);
@@ -282,14 +280,15 @@ public final class SysfsReader {
      */
     private CpuSet readAllowed() {
         CpuSet allowed = online;
-        String status = live ? fs.read(fs.path("proc/thread-self/status")) : null;
-        if (status == null) status = fs.read(fs.path("proc/self/status"));
+        Path statusFile = fs.path(live ? "proc/thread-self/status" : "proc/self/status");
+        String status = fs.read(statusFile);
+        if (status == null && live) status = fs.read(statusFile = fs.path("proc/self/status")); // kernels before 3.17
         if (status != null) {
             int at = status.indexOf("Cpus_allowed_list:");
             if (at >= 0) {
                 int end = status.indexOf('\n', at);
                 String list = status.substring(at + "Cpus_allowed_list:".length(), end < 0 ? status.length() : end);
-                allowed = FsRoot.parseList(fs.path("proc/self/status"), list);
+                allowed = FsRoot.parseList(statusFile, list);
             }
         }
         CpuSet cgroup = CgroupCpuset.read(fs);
