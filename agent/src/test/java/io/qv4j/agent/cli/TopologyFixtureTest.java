@@ -1,6 +1,7 @@
 package io.qv4j.agent.cli;
 
 import io.qv4j.topology.Topology;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -39,14 +40,14 @@ class TopologyFixtureTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("fixtureInputs")
-    void summaryEqualsExpected(Path input) throws Exception {
+    void summaryEqualsExpected(Path input, @TempDir Path tmp) throws Exception {
         String name = input.getFileName().toString().replaceAll("\\.(tar\\.bz2|xml)$", "");
         Map<?, ?> expected = (Map<?, ?>) Json.parse(Files.readString(input.resolveSibling(name + ".expected.json")));
         Topology topology;
         if (input.toString().endsWith(".xml")) {
             topology = TopologyInput.input(input.toString());
         } else {
-            topology = TopologyInput.fsroot(unpack(input).toString());
+            topology = TopologyInput.fsroot(unpack(input, tmp).toString());
         }
         Map<?, ?> actual = (Map<?, ?>) Json.parse(Json.write(TopologySummary.of(topology)));
         for (String key : KEYS) {
@@ -71,9 +72,8 @@ class TopologyFixtureTest {
         return out;
     }
 
-    /** Unpacks a dump into a fresh temp dir and returns the single directory inside. */
-    static Path unpack(Path tarball) throws Exception {
-        Path dir = Files.createTempDirectory("qv-fixture");
+    /** Unpacks a dump into {@code dir} and returns the single directory inside. */
+    static Path unpack(Path tarball, Path dir) throws Exception {
         Process p = new ProcessBuilder("tar", "xjf", tarball.toAbsolutePath().toString(), "-C", dir.toString())
                 .redirectErrorStream(true).start();
         String out = new String(p.getInputStream().readAllBytes());
