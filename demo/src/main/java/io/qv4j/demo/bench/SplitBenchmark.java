@@ -28,13 +28,9 @@ import java.util.concurrent.TimeUnit;
  * {@link Split} every time (a Split remembers mappings it has made).
  *
  * <pre>
- * mvn -B -q -o install -DskipTests
- * R=~/.m2/repository
- * java -cp demo/target/classes:api/target/classes:$R/org/openjdk/jmh/jmh-core/1.37/jmh-core-1.37.jar:\
- *   $R/net/sf/jopt-simple/jopt-simple/5.0.4/jopt-simple-5.0.4.jar:$R/org/apache/commons/commons-math3/3.6.1/commons-math3-3.6.1.jar \
- *   org.openjdk.jmh.Main SplitBenchmark -f 1 -wi 5 -i 5
+ * mvn -B -q -DskipTests install
+ * java -jar demo/target/qv-benchmarks.jar SplitBenchmark
  * </pre>
- * (spelled out because maven-dependency-plugin is not in the offline repository).
  */
 @State(org.openjdk.jmh.annotations.Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
