@@ -77,9 +77,7 @@ public final class Scope {
 
     /** The devices of one type owned by this scope. */
     public List<Device> devices(HwType type) {
-        List<Device> out = new ArrayList<>();
-        for (Device d : devices) if (d.type() == type) out.add(d);
-        return out;
+        return Device.ofType(devices, type);
     }
 
     /** The PUs as sorted logical indexes (the engine's view of {@link #cpuset()}). */

@@ -98,9 +98,7 @@ public final class Topology {
     }
 
     public List<Device> devices(HwType type) {
-        List<Device> out = new ArrayList<>();
-        for (Device d : devices) if (d.type() == type) out.add(d);
-        return out;
+        return Device.ofType(devices, type);
     }
 
     /** Descriptive facts (processor name, vendor, memory, source): for people, not for placement. */
