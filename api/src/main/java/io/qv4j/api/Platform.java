@@ -18,8 +18,22 @@ public interface Platform {
     /** The calling thread's current binding (its allowed PUs). */
     CpuSet currentBinding();
 
-    /** The platform in use: the installed one, else one found by {@link java.util.ServiceLoader}. */
+    /**
+     * The platform in use: the one {@linkplain #install installed}, else the first provider
+     * {@link java.util.ServiceLoader} finds (looked up once, lazily). Thread-safe.
+     *
+     * @throws IllegalStateException when none is installed and no provider is on the class path
+     */
     static Platform current() {
-        throw new UnsupportedOperationException("TODO");
+        return Platforms.current();
+    }
+
+    /**
+     * Makes {@code platform} the one {@link #current()} returns, for every thread; {@code null}
+     * uninstalls it, so that {@link #current()} falls back to the service provider again. Meant
+     * for the agent at start-up, tests and dry runs.
+     */
+    static void install(Platform platform) {
+        Platforms.install(platform);
     }
 }

@@ -5,9 +5,13 @@ import java.util.stream.IntStream;
 
 /**
  * An immutable set of PU OS indexes, printed and parsed as a Linux cpulist ({@code 0-3,8,10-11}).
- * Any size: the set grows with its highest index (machines with 8192 PUs are tested).
+ * The set grows with its highest index (machines with 8192 PUs are tested), up to
+ * {@link #MAX_INDEX}: a typo such as {@code 0-2147483647} must fail, not allocate 256 MiB.
  */
 public final class CpuSet implements Comparable<CpuSet> {
+
+    /** The highest PU index accepted (2^20 PUs, far beyond Linux's NR_CPUS limit of 8192). */
+    public static final int MAX_INDEX = (1 << 20) - 1;
 
     private static final CpuSet EMPTY = new CpuSet(new BitSet());
 
@@ -33,6 +37,7 @@ public final class CpuSet implements Comparable<CpuSet> {
     /** The PUs {@code from..to}, both inclusive. */
     public static CpuSet range(int from, int to) {
         checkIndex(from);
+        checkIndex(to);
         if (to < from) throw new IllegalArgumentException("empty range " + from + "-" + to);
         BitSet b = new BitSet(to + 1);
         b.set(from, to + 1);
@@ -66,10 +71,11 @@ public final class CpuSet implements Comparable<CpuSet> {
                 int dash = p.indexOf('-');
                 int from = Integer.parseInt(dash < 0 ? p : p.substring(0, dash));
                 int to = dash < 0 ? from : Integer.parseInt(p.substring(dash + 1));
-                if (from < 0 || to < from) throw new NumberFormatException();
-                for (int i = from; i <= to; i += stride) b.set(i);
+                if (from < 0 || to < from || to > MAX_INDEX) throw new NumberFormatException();
+                for (int i = from; i <= to; i += stride) b.set(i); // no overflow: to <= MAX_INDEX
             } catch (NumberFormatException e) {
-                throw new IllegalArgumentException("bad cpulist '" + cpulist.strip() + "': '" + part + "' is not N or N-M");
+                throw new IllegalArgumentException("bad cpulist '" + cpulist.strip() + "': '" + part.strip()
+                        + "' is not N, N-M or N-M:STRIDE with 0 <= N <= M <= " + MAX_INDEX);
             }
         }
         return new CpuSet(b);
@@ -83,7 +89,7 @@ public final class CpuSet implements Comparable<CpuSet> {
     public static CpuSet parseMask(String mask) {
         String s = mask.strip();
         if (s.isEmpty()) return EMPTY;
-        String[] words = s.split(",");
+        String[] words = s.split(",", -1); // -1: keep empty words, so "ff," is an error
         BitSet b = new BitSet();
         int bit = 0;
         for (int w = words.length - 1; w >= 0; w--) {
@@ -96,7 +102,9 @@ public final class CpuSet implements Comparable<CpuSet> {
                 int nibble = Character.digit(word.charAt(i), 16);
                 if (nibble < 0) throw new IllegalArgumentException("bad cpu mask '" + s + "': '" + word + "' is not hex");
                 for (int k = 0; k < 4; k++) {
-                    if ((nibble & (1 << k)) != 0) b.set(bit + wordBits + k);
+                    if ((nibble & (1 << k)) == 0) continue;
+                    if (bit + wordBits + k > MAX_INDEX) throw new IllegalArgumentException("bad cpu mask '" + s + "': PU index above " + MAX_INDEX);
+                    b.set(bit + wordBits + k);
                 }
             }
             bit += Math.max(32, wordBits);
@@ -106,6 +114,7 @@ public final class CpuSet implements Comparable<CpuSet> {
 
     private static void checkIndex(int pu) {
         if (pu < 0) throw new IllegalArgumentException("negative PU index " + pu);
+        if (pu > MAX_INDEX) throw new IllegalArgumentException("PU index " + pu + " above " + MAX_INDEX);
     }
 
     public boolean isEmpty() {

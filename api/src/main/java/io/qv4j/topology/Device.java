@@ -2,6 +2,8 @@ package io.qv4j.topology;
 
 import io.qv4j.api.HwType;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -21,6 +23,13 @@ public record Device(HwType type, String pci, String name, CpuSet locality) {
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(locality, "locality");
         if (!type.isDevice()) throw new IllegalArgumentException(type + " is not a device type");
+    }
+
+    /** The devices of one type from a list, in list order. */
+    public static List<Device> ofType(List<Device> devices, HwType type) {
+        List<Device> out = new ArrayList<>();
+        for (Device d : devices) if (d.type() == type) out.add(d);
+        return out;
     }
 
     /** How users and reports name the device: the PCI id, and the interface name for NICs. */

@@ -39,7 +39,7 @@ public final class Topology {
         this.source = source;
         for (HwType t : HwType.values()) byType.put(t, new ArrayList<>());
         collect(root);
-        byType.replaceAll((t, l) -> Collections.unmodifiableList(l));
+        for (HwType t : HwType.values()) byType.put(t, Collections.unmodifiableList(byType.get(t)));
         puByOsIndex = new HwObject[Math.max(online.last() + 1, 0)];
         for (HwObject pu : byType.get(HwType.PU)) puByOsIndex[pu.osIndex()] = pu;
     }
@@ -98,9 +98,7 @@ public final class Topology {
     }
 
     public List<Device> devices(HwType type) {
-        List<Device> out = new ArrayList<>();
-        for (Device d : devices) if (d.type() == type) out.add(d);
-        return out;
+        return Device.ofType(devices, type);
     }
 
     /** Descriptive facts (processor name, vendor, memory, source): for people, not for placement. */

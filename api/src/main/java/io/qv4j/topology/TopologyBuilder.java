@@ -95,16 +95,17 @@ public final class TopologyBuilder {
         for (Pending p : objects) {
             CpuSet cpus = p.cpuset.and(online);
             if (p.type == HwType.NUMANODE) {
-                if (numa.stream().noneMatch(n -> n.osIndex() == p.osIndex)) {
-                    numa.add(new HwObject(HwType.NUMANODE, p.osIndex, cpus, p.memoryBytes, 0));
-                }
+                if (!hasOsIndex(numa, p.osIndex)) numa.add(new HwObject(HwType.NUMANODE, p.osIndex, cpus, p.memoryBytes, 0));
                 continue;
             }
             if (cpus.isEmpty()) continue;
-            unique.merge(p.type + "/" + cpus, new HwObject(p.type, p.osIndex, cpus, 0, 0),
-                    (a, b) -> a.osIndex() <= b.osIndex() || a.osIndex() < 0 ? a : b);
+            String key = p.type + "/" + cpus;
+            HwObject seen = unique.get(key);
+            if (seen == null || (p.osIndex >= 0 && p.osIndex < seen.osIndex())) {
+                unique.put(key, new HwObject(p.type, p.osIndex, cpus, 0, 0));
+            }
         }
-        numa.sort(Comparator.comparingInt(HwObject::osIndex));
+        numa.sort(BY_OS_INDEX);
         // Only the first NUMA node of each distinct cpuset is a tree object; the others share its PUs.
         Map<CpuSet, HwObject> numaInTree = new LinkedHashMap<>();
         for (HwObject n : numa) {
@@ -114,11 +115,10 @@ public final class TopologyBuilder {
         List<HwObject> all = new ArrayList<>(unique.values());
         all.addAll(numaInTree.values());
         for (int pu = online.first(); pu >= 0; pu = online.next(pu + 1)) {
-            all.add(new HwObject(HwType.PU, pu, CpuSet.of(pu), 0, efficiency.getOrDefault(pu, 0)));
+            Integer e = efficiency.get(pu);
+            all.add(new HwObject(HwType.PU, pu, CpuSet.of(pu), 0, e == null ? 0 : e));
         }
-        all.sort(Comparator.comparingInt((HwObject o) -> -o.cpuset().cardinality())
-                .thenComparing(HwObject::type)
-                .thenComparing(HwObject::cpuset));
+        all.sort(OUTERMOST_FIRST);
 
         HwObject root = new HwObject(HwType.MACHINE, 0, online, 0, 0);
         HwObject[] deepest = new HwObject[online.last() + 1];
@@ -140,14 +140,56 @@ public final class TopologyBuilder {
             CpuSet loc = d.locality().and(online);
             sortedDevices.add(new Device(d.type(), d.pci(), d.name(), loc.isEmpty() ? online : loc));
         }
-        sortedDevices.sort(Comparator.comparing(Device::type)
-                .thenComparing((Device d) -> d.type() == HwType.NIC ? d.name() : d.pci())
-                .thenComparing(Device::pci));
+        sortedDevices.sort(DEVICE_ORDER);
         return new Topology(root, online, allowedHere, numa, sortedDevices, info, source);
     }
 
     private static void sortChildren(HwObject o) {
-        o.children.sort(Comparator.comparing(HwObject::cpuset).thenComparing(HwObject::type));
+        o.children.sort(LOGICAL_ORDER);
         for (HwObject c : o.children) sortChildren(c);
     }
+
+    private static boolean hasOsIndex(List<HwObject> objects, int osIndex) {
+        for (HwObject o : objects) if (o.osIndex() == osIndex) return true;
+        return false;
+    }
+
+    // Comparators as classes, not lambdas: discovery runs in the agent's premain, where each
+    // first lambda or method reference costs a bootstrap in a cold JVM.
+
+    private static final Comparator<HwObject> BY_OS_INDEX = new Comparator<>() {
+        @Override
+        public int compare(HwObject a, HwObject b) {
+            return Integer.compare(a.osIndex(), b.osIndex());
+        }
+    };
+
+    /** Largest cpuset first; for equal cpusets the outer type first; then by PUs. */
+    private static final Comparator<HwObject> OUTERMOST_FIRST = new Comparator<>() {
+        @Override
+        public int compare(HwObject a, HwObject b) {
+            int c = Integer.compare(b.cpuset().cardinality(), a.cpuset().cardinality());
+            if (c == 0) c = a.type().compareTo(b.type());
+            return c != 0 ? c : a.cpuset().compareTo(b.cpuset());
+        }
+    };
+
+    /** Siblings by lowest PU (then the outer type first). */
+    private static final Comparator<HwObject> LOGICAL_ORDER = new Comparator<>() {
+        @Override
+        public int compare(HwObject a, HwObject b) {
+            int c = a.cpuset().compareTo(b.cpuset());
+            return c != 0 ? c : a.type().compareTo(b.type());
+        }
+    };
+
+    /** GPUs then NICs; GPUs by PCI id, NICs by name. */
+    private static final Comparator<Device> DEVICE_ORDER = new Comparator<>() {
+        @Override
+        public int compare(Device a, Device b) {
+            int c = a.type().compareTo(b.type());
+            if (c == 0) c = a.type() == HwType.NIC ? a.name().compareTo(b.name()) : a.pci().compareTo(b.pci());
+            return c != 0 ? c : a.pci().compareTo(b.pci());
+        }
+    };
 }

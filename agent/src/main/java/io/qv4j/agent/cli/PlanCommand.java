@@ -31,8 +31,8 @@ final class PlanCommand {
     private PlanCommand() {
     }
 
-    /** A plan: the pieces and each task's piece (empty for a task that gets nothing). */
-    record Plan(Split split, List<Optional<Scope>> tasks) {
+    /** A plan: the pieces and each task's assignment (an empty scope for a task that gets nothing). */
+    record Plan(Split split, List<Split.Assignment> tasks) {
     }
 
     static void run(List<String> argv, PrintStream out) {
@@ -70,11 +70,11 @@ final class PlanCommand {
         return new Plan(s, map(s, color, tasks));
     }
 
-    private static List<Optional<Scope>> map(Split s, String color, int tasks) {
+    private static List<Split.Assignment> map(Split s, String color, int tasks) {
         String c = color.strip().toLowerCase(Locale.ROOT);
         switch (c) {
             case "auto", "packed", "spread", "undefined":
-                return s.tasks(tasks, Color.valueOf(c.toUpperCase(Locale.ROOT)));
+                return s.assign(tasks, Color.valueOf(c.toUpperCase(Locale.ROOT)));
             default:
                 int ordinal;
                 try {
@@ -85,7 +85,7 @@ final class PlanCommand {
                 if (ordinal < 0) throw new UsageException("plan: --color " + ordinal + " is negative");
                 int[] ordinals = new int[tasks];
                 Arrays.fill(ordinals, ordinal);
-                return s.tasksByOrdinal(ordinals);
+                return s.assignByOrdinal(ordinals, new int[tasks]);
         }
     }
 
@@ -96,7 +96,7 @@ final class PlanCommand {
         for (int i = 0; i < plan.tasks().size(); i++) {
             Map<String, Object> t = new LinkedHashMap<>();
             t.put("task", i);
-            Optional<Scope> piece = plan.tasks().get(i);
+            Optional<Scope> piece = plan.tasks().get(i).scope();
             t.put("cpus", piece.map(p -> p.cpuset().toString()).orElse(""));
             t.put("devices", piece.map(p -> p.devices().stream().map(PlanCommand::deviceId).toList()).orElse(List.of()));
             tasks.add(t);
@@ -111,14 +111,15 @@ final class PlanCommand {
 
     static String text(Topology topology, Plan plan) {
         StringBuilder sb = new StringBuilder();
-        List<Scope> pieces = plan.split().pieces();
         sb.append(String.format(Locale.ROOT, "%-6s %-6s %-24s %s%n", "task", "piece", "cpus", "devices"));
         Map<Integer, Set<Integer>> tasksOnPu = new HashMap<>();
         for (int i = 0; i < plan.tasks().size(); i++) {
-            Optional<Scope> piece = plan.tasks().get(i);
-            int index = piece.map(p -> indexOf(pieces, p)).orElse(-1);
+            Split.Assignment a = plan.tasks().get(i);
+            Optional<Scope> piece = a.scope();
+            String index = a.pieceCount() == 0 ? "-" : a.pieceCount() == 1 ? String.valueOf(a.firstPiece())
+                    : a.firstPiece() + "-" + (a.firstPiece() + a.pieceCount() - 1);
             String devices = piece.map(p -> String.join(" ", p.devices().stream().map(Device::label).toList())).orElse("");
-            sb.append(String.format(Locale.ROOT, "%-6d %-6s %-24s %s%n", i, index < 0 ? "-" : String.valueOf(index),
+            sb.append(String.format(Locale.ROOT, "%-6d %-6s %-24s %s%n", i, index,
                     piece.map(p -> p.cpuset().toString()).orElse("(none)"), devices).stripTrailing()).append('\n');
             final int task = i;
             piece.ifPresent(p -> p.cpuset().stream().forEach(pu -> tasksOnPu.computeIfAbsent(pu, k -> new TreeSet<>()).add(task)));
@@ -131,10 +132,5 @@ final class PlanCommand {
             return pu + ":" + (ts == null ? "." : "t" + String.join(",t", ts.stream().map(String::valueOf).toList()));
         }));
         return sb.toString();
-    }
-
-    private static int indexOf(List<Scope> pieces, Scope s) {
-        for (int i = 0; i < pieces.size(); i++) if (pieces.get(i).cpuset().equals(s.cpuset())) return i;
-        return -1;
     }
 }

@@ -28,15 +28,24 @@ final class TopologySummary {
         m.put("packages", cpusets(t, HwType.PACKAGE));
         m.put("dies", cpusets(t, HwType.DIE));
         List<Object> numa = new ArrayList<>();
+        List<Object> numaMemory = new ArrayList<>();
         for (HwObject n : t.numaNodes()) {
+            if (n.memoryBytes() > 0) {
+                Map<String, Object> mem = new LinkedHashMap<>();
+                mem.put("os", n.osIndex());
+                mem.put("bytes", n.memoryBytes());
+                numaMemory.add(mem);
+            }
             if (n.cpuset().isEmpty()) continue; // memory-only nodes never get threads
             Map<String, Object> e = new LinkedHashMap<>();
             e.put("os", n.osIndex());
             e.put("cpus", n.cpuset().toString());
-            if (n.memoryBytes() > 0) e.put("memory", n.memoryBytes());
             numa.add(e);
         }
+        // "numa" entries are exactly {os, cpus} (DESIGN §3.3, what hwloc-derived expectations hold);
+        // memory sizes, memory-only nodes included, go in their own key.
         m.put("numa", numa);
+        m.put("numa_memory", numaMemory);
         m.put("l3", cpusets(t, HwType.L3));
         m.put("l2", cpusets(t, HwType.L2));
         m.put("l1", cpusets(t, HwType.L1));

@@ -51,7 +51,8 @@ final class TopologyText {
             o.cpuset().stream().forEach(pu -> pus.add(puLabel.apply(pu)));
             sb.append(String.join("  ", pus)).append('\n');
         } else {
-            sb.append(" (").append(o.cpuset().cardinality()).append(" PUs: ").append(o.cpuset()).append(")");
+            int n = o.cpuset().cardinality();
+            sb.append(" (").append(n).append(n == 1 ? " PU: " : " PUs: ").append(o.cpuset()).append(")");
             if (o.memoryBytes() > 0) sb.append(' ').append(gib(o.memoryBytes()));
             sb.append('\n');
             for (HwObject c : o.children()) draw(sb, c, indent + "  ", puLabel, devicesAt);
@@ -81,7 +82,7 @@ final class TopologyText {
         sb.append(" near PUs ").append(d.locality()).append('\n');
     }
 
-    /** Each device goes under the deepest object (above cores) whose cpuset holds its locality. */
+    /** Each device goes under the deepest package, die or NUMA node whose cpuset holds its locality, as lstopo does. */
     private static Map<HwObject, List<Device>> placeDevices(Topology t) {
         Map<HwObject, List<Device>> at = new LinkedHashMap<>();
         for (Device d : t.devices()) {
@@ -89,7 +90,7 @@ final class TopologyText {
             descend:
             while (true) {
                 for (HwObject c : o.children()) {
-                    if (c.type().compareTo(HwType.CORE) < 0 && c.cpuset().containsAll(d.locality())) {
+                    if (c.type().compareTo(HwType.NUMANODE) <= 0 && c.cpuset().containsAll(d.locality())) {
                         o = c;
                         continue descend;
                     }

@@ -1,26 +1,411 @@
 package io.qv4j.topology.linux;
 
+import io.qv4j.api.HwType;
+import io.qv4j.topology.CpuSet;
+import io.qv4j.topology.Device;
 import io.qv4j.topology.Topology;
+import io.qv4j.topology.TopologyBuilder;
 import io.qv4j.topology.TopologyException;
 
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.BitSet;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.TreeSet;
 
 /**
  * Reads a Linux machine from sysfs and procfs: the live machine (root {@code /}) or a dump of one
  * (a file-system root holding {@code sys/} and {@code proc/}), through the same code.
+ *
+ * <p>Live discovery is on the agent's start-up path, so every fact is read once: an object shared
+ * by several PUs (a package, a core, a cache) is reported by its lowest online PU only, and for
+ * attributes that kernels spell several ways the spelling found first is tried first next time.
  */
 public final class SysfsReader {
 
-    private SysfsReader() {
+    private static final String CPU_DIR = "sys/devices/system/cpu";
+
+    private final FsRoot fs;
+    private final boolean live;
+    private final TopologyBuilder builder;
+    private final Path cpuDir;
+    private final Map<Integer, CpuSet> numaCpus = new HashMap<>();
+    private CpuSet online;
+
+    private SysfsReader(Path root, boolean live) {
+        this.fs = new FsRoot(root);
+        this.live = live;
+        this.builder = new TopologyBuilder(live ? "live" : root.toString());
+        this.cpuDir = fs.path(CPU_DIR);
+        if (!fs.isDirectory(cpuDir)) {
+            throw new TopologyException(root + ": not a Linux sysfs root: no " + CPU_DIR);
+        }
     }
 
-    /** The machine this process runs on; the allowed set is this thread's affinity. */
+    /** The machine this process runs on; the allowed set is this thread's affinity ∩ the cgroup cpuset. */
     public static Topology live() {
-        throw new TopologyException("TODO");
+        return new SysfsReader(Path.of("/"), true).scan();
     }
 
-    /** A dump under {@code root}; the allowed set comes from {@code proc/self/status} or the cgroup cpuset. */
+    /** A dump under {@code root}; the allowed set comes from {@code proc/self/status} and the cgroup cpuset. */
     public static Topology read(Path root) {
-        throw new TopologyException("TODO");
+        return new SysfsReader(root, false).scan();
+    }
+
+    private Topology scan() {
+        online = readOnline();
+        builder.online(online);
+        readCpus();
+        readNumaNodes();
+        builder.allowed(readAllowed());
+        readDevices();
+        builder.info("cpu.model", readCpuModel());
+        try {
+            return builder.build();
+        } catch (IllegalArgumentException e) {
+            throw new TopologyException(e.getMessage(), e);
+        }
+    }
+
+    // ---- PUs -------------------------------------------------------------------------------
+
+    private CpuSet readOnline() {
+        CpuSet cpus = fs.readList(cpuDir.resolve("online"));
+        if (cpus == null) {
+            // Old kernels have no cpu/online: a CPU is online unless its own online file says 0
+            // (the boot CPU often has no such file at all).
+            BitSet b = new BitSet();
+            for (String name : fs.list(cpuDir)) {
+                int n = cpuNumber(name);
+                if (n >= 0 && !"0".equals(fs.read(cpuDir.resolve(name).resolve("online")))) b.set(n);
+            }
+            cpus = CpuSet.of(b);
+        }
+        if (cpus.isEmpty()) throw new TopologyException(fs + ": no online CPU in " + cpuDir);
+        return cpus;
+    }
+
+    /** "cpuN", without an invokedynamic string concatenation (its first use costs milliseconds). */
+    private static String cpuName(int pu) {
+        return "cpu".concat(Integer.toString(pu));
+    }
+
+    /** N for a directory named cpuN, else -1. */
+    private static int cpuNumber(String name) {
+        return name.startsWith("cpu") ? number(name, 3) : -1;
+    }
+
+    private void readCpus() {
+        CpusetAttr packageCpus = new CpusetAttr("package_cpus_list", "core_siblings_list", "package_cpus", "core_siblings");
+        CpusetAttr coreCpus = new CpusetAttr("core_cpus_list", "thread_siblings_list", "core_cpus", "thread_siblings");
+        // The map first for caches: the kernel prints both files from one mask, but the
+        // 64amd64-4s2n4ca2co dump has lists that lose the L2 shared by a Bulldozer compute unit,
+        // and hwloc, whose answers the fixtures hold, reads the map.
+        CpusetAttr sharedCpus = new CpusetAttr("shared_cpu_map", "shared_cpu_list");
+        int[] coreIds = new int[online.last() + 1];
+        Arrays.fill(coreIds, Integer.MIN_VALUE);
+        // (first PU of the package, die_id) -> PUs; dies only matter where a package has several
+        Map<Long, BitSet> dies = new TreeMap<>();
+        boolean hasDieId = true;
+        Map<Integer, Integer> capacity = new HashMap<>();
+        boolean hasCapacity = true;
+
+        for (int pu = online.first(); pu >= 0; pu = online.next(pu + 1)) {
+            Path cpu = cpuDir.resolve(cpuName(pu));
+            Path topo = cpu.resolve("topology");
+
+            CpuSet pkg = packageCpus.read(topo);
+            if (pkg != null) {
+                pkg = pkg.or(CpuSet.of(pu)).and(online);
+                if (pkg.first() == pu) builder.add(HwType.PACKAGE, fs.readInt(topo.resolve("physical_package_id"), -1), pkg);
+                if (hasDieId) {
+                    int die = fs.readInt(topo.resolve("die_id"), Integer.MIN_VALUE);
+                    hasDieId = die != Integer.MIN_VALUE; // kernels before 5.2 have none: stop asking
+                    if (!hasDieId) {
+                        dies.clear();
+                    } else {
+                        long key = ((long) pkg.first() << 32) | (die & 0xffffffffL);
+                        BitSet pus = dies.get(key);
+                        if (pus == null) dies.put(key, pus = new BitSet());
+                        pus.set(pu);
+                    }
+                }
+            }
+
+            CpuSet siblings = coreCpus.read(topo);
+            if (siblings != null) {
+                siblings = siblings.or(CpuSet.of(pu)).and(online);
+                int coreId = coreId(coreIds, topo, pu);
+                CpuSet core = siblings.cardinality() == 1 ? siblings : sameCoreId(siblings, coreIds, coreId);
+                if (core.first() == pu) builder.add(HwType.CORE, coreId, core);
+            }
+
+            readCaches(cpu, pu, sharedCpus);
+
+            if (hasCapacity) {
+                int c = fs.readInt(cpu.resolve("cpu_capacity"), Integer.MIN_VALUE);
+                hasCapacity = c != Integer.MIN_VALUE; // only asymmetric (mostly arm) kernels have it
+                if (hasCapacity) capacity.put(pu, c);
+                else capacity.clear();
+            }
+        }
+        addDies(dies);
+        readEfficiency(capacity);
+    }
+
+    /**
+     * The thread siblings that are really one core. AMD Bulldozer compute units report their two
+     * cores as thread siblings with different core_ids; hwloc splits them the same way.
+     */
+    private CpuSet sameCoreId(CpuSet siblings, int[] coreIds, int coreId) {
+        BitSet b = new BitSet();
+        for (int s = siblings.first(); s >= 0; s = siblings.next(s + 1)) {
+            if (coreId(coreIds, cpuDir.resolve(cpuName(s)).resolve("topology"), s) == coreId) b.set(s);
+        }
+        return CpuSet.of(b);
+    }
+
+    private int coreId(int[] coreIds, Path topo, int pu) {
+        if (coreIds[pu] == Integer.MIN_VALUE) coreIds[pu] = fs.readInt(topo.resolve("core_id"), -1);
+        return coreIds[pu];
+    }
+
+    private void addDies(Map<Long, BitSet> dies) {
+        // keys are sorted by package: a package with several dies has two neighbouring keys
+        boolean severalInAPackage = false;
+        long previousPackage = -1;
+        for (long key : dies.keySet()) {
+            if (key >>> 32 == previousPackage) severalInAPackage = true;
+            previousPackage = key >>> 32;
+        }
+        if (!severalInAPackage) return; // one die per package: noise
+        for (Map.Entry<Long, BitSet> e : dies.entrySet()) {
+            builder.add(HwType.DIE, (int) e.getKey().longValue(), CpuSet.of(e.getValue()));
+        }
+    }
+
+    /** Caches as Linux reports them per PU; each instance is added by the lowest online PU sharing it. */
+    private void readCaches(Path cpu, int pu, CpusetAttr sharedCpus) {
+        Path cacheDir = cpu.resolve("cache");
+        for (String index : fs.list(cacheDir)) {
+            if (!index.startsWith("index")) continue;
+            Path dir = cacheDir.resolve(index);
+            CpuSet shared = sharedCpus.read(dir);
+            shared = (shared == null ? CpuSet.of(pu) : shared.or(CpuSet.of(pu))).and(online);
+            if (shared.first() != pu) continue;
+            int level = fs.readInt(dir.resolve("level"), -1);
+            String type = fs.read(dir.resolve("type"));
+            if (type == null || !(type.equals("Data") || type.equals("Unified"))) continue; // not instruction caches
+            HwType t = level == 1 ? HwType.L1 : level == 2 ? HwType.L2 : level == 3 ? HwType.L3 : null;
+            if (t != null) builder.add(t, fs.readInt(dir.resolve("id"), -1), shared);
+        }
+    }
+
+    /**
+     * Efficiency classes, 0 = slowest: ranks of {@code cpu_capacity} where the kernel has it,
+     * else Intel hybrid's {@code cpu_atom}/{@code cpu_core} PMU cpu lists (as hwloc does).
+     */
+    private void readEfficiency(Map<Integer, Integer> capacity) {
+        if (!capacity.isEmpty()) {
+            List<Integer> ranks = new ArrayList<>(new TreeSet<>(capacity.values()));
+            if (ranks.size() == 1) return;
+            for (Map.Entry<Integer, Integer> e : capacity.entrySet()) builder.efficiency(e.getKey(), ranks.indexOf(e.getValue()));
+            return;
+        }
+        CpuSet atom = fs.readList(fs.path("sys/devices/cpu_atom/cpus"));
+        CpuSet core = fs.readList(fs.path("sys/devices/cpu_core/cpus"));
+        if (atom == null || core == null) return;
+        for (int pu = core.first(); pu >= 0; pu = core.next(pu + 1)) builder.efficiency(pu, 1);
+    }
+
+    // ---- NUMA ------------------------------------------------------------------------------
+
+    private void readNumaNodes() {
+        Path nodeDir = fs.path("sys/devices/system/node");
+        CpusetAttr nodeCpus = new CpusetAttr("cpulist", "cpumap");
+        boolean any = false;
+        for (String name : fs.list(nodeDir)) {
+            int os = name.startsWith("node") ? number(name, 4) : -1;
+            if (os < 0) continue;
+            Path dir = nodeDir.resolve(name);
+            CpuSet cpus = nodeCpus.read(dir);
+            if (cpus == null) cpus = CpuSet.empty();
+            numaCpus.put(os, cpus.and(online));
+            builder.numaNode(os, cpus, memTotal(dir.resolve("meminfo")));
+            any = true;
+        }
+        if (!any) {
+            // A kernel without NUMA support: one node with all the memory, as hwloc shows it.
+            numaCpus.put(0, online);
+            builder.numaNode(0, online, memTotal(fs.path("proc/meminfo")));
+        }
+    }
+
+    /** MemTotal of a (per-node or global) meminfo file, in bytes; 0 when unknown. */
+    private long memTotal(Path meminfo) {
+        String s = fs.read(meminfo);
+        if (s == null) return 0;
+        int at = s.indexOf("MemTotal:");
+        if (at < 0) return 0;
+        int i = at + "MemTotal:".length();
+        while (i < s.length() && s.charAt(i) == ' ') i++;
+        long kb = 0;
+        for (; i < s.length() && s.charAt(i) >= '0' && s.charAt(i) <= '9'; i++) kb = kb * 10 + (s.charAt(i) - '0');
+        return kb * 1024;
+    }
+
+    /** The decimal number that {@code s} ends with from {@code from} on; -1 when it is not one. */
+    private static int number(String s, int from) {
+        if (from >= s.length() || s.length() - from > 9) return -1;
+        int n = 0;
+        for (int i = from; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c < '0' || c > '9') return -1;
+            n = n * 10 + (c - '0');
+        }
+        return n;
+    }
+
+    // ---- allowed set -------------------------------------------------------------------------
+
+    /**
+     * Live: this thread's affinity ({@code thread-self}, which sched_getaffinity returns), so a
+     * JVM started under taskset sees its restriction. A dump records {@code proc/self}. Either way
+     * the cgroup cpuset is intersected too: the kernel already applies it to affinity, but a dump
+     * may have only the cgroup files, and reading them live costs little.
+     */
+    private CpuSet readAllowed() {
+        CpuSet allowed = online;
+        Path statusFile = fs.path(live ? "proc/thread-self/status" : "proc/self/status");
+        String status = fs.read(statusFile);
+        if (status == null && live) status = fs.read(statusFile = fs.path("proc/self/status")); // kernels before 3.17
+        if (status != null) {
+            int at = status.indexOf("Cpus_allowed_list:");
+            if (at >= 0) {
+                int end = status.indexOf('\n', at);
+                String list = status.substring(at + "Cpus_allowed_list:".length(), end < 0 ? status.length() : end);
+                allowed = FsRoot.parseList(statusFile, list);
+            }
+        }
+        CpuSet cgroup = CgroupCpuset.read(fs);
+        return cgroup == null ? allowed : allowed.and(cgroup);
+    }
+
+    // ---- devices -----------------------------------------------------------------------------
+
+    private void readDevices() {
+        Path pciDir = fs.path("sys/bus/pci/devices");
+        CpusetAttr localCpus = new CpusetAttr("local_cpulist", "local_cpus");
+        for (String name : fs.list(pciDir)) {
+            Path dev = fs.resolve(pciDir.resolve(name));
+            if (dev == null) continue;
+            String cls = fs.read(dev.resolve("class"));
+            if (cls != null && pciClass(cls) >> 16 == 0x03) { // display controller
+                builder.device(new Device(HwType.GPU, name, "", locality(dev, localCpus)));
+            }
+        }
+        Path netDir = fs.path("sys/class/net");
+        for (String name : fs.list(netDir)) {
+            Path netDev = fs.resolve(netDir.resolve(name));
+            Path device = netDev == null ? null : fs.resolve(netDev.resolve("device"));
+            Path pci = device == null ? null : nearestPciFunction(device);
+            if (pci == null) continue; // virtual interfaces (lo, bridges, veth) have no device
+            builder.device(new Device(HwType.NIC, pci.getFileName().toString(), name, locality(pci, localCpus)));
+        }
+    }
+
+    private static int pciClass(String s) {
+        try {
+            return Integer.parseInt(s.startsWith("0x") ? s.substring(2) : s, 16);
+        } catch (NumberFormatException e) {
+            return -1;
+        }
+    }
+
+    /**
+     * Where a device sits: the kernel's local_cpulist (its host bridge's PUs) when it names an
+     * online PU, else its numa_node's PUs, else the whole machine ({@code numa_node = -1} means
+     * unknown). local_cpulist comes first because it is what the kernel itself uses for the
+     * device's interrupts and allocations; the fixture 40intel64-2g2n4c+pcilocality has an
+     * InfiniBand card with numa_node 2 and local_cpulist 0-39, and hwloc reports 0-39.
+     */
+    private CpuSet locality(Path dev, CpusetAttr localCpus) {
+        CpuSet local = localCpus.read(dev);
+        if (local != null && local.intersects(online)) return local.and(online);
+        int node = fs.readInt(dev.resolve("numa_node"), -1);
+        CpuSet nodeCpus = node >= 0 ? numaCpus.get(node) : null;
+        return nodeCpus != null && !nodeCpus.isEmpty() ? nodeCpus : online;
+    }
+
+    /** The device itself or its closest ancestor that is a PCI function (virtio NICs sit below one). */
+    private static Path nearestPciFunction(Path device) {
+        for (Path p = device; p != null && p.getFileName() != null; p = p.getParent()) {
+            if (isPciAddress(p.getFileName().toString())) return p;
+        }
+        return null;
+    }
+
+    /** {@code dddd:bb:dd.f} (the domain may have more digits). */
+    static boolean isPciAddress(String s) {
+        int c2 = s.lastIndexOf(':'), c1 = c2 > 0 ? s.lastIndexOf(':', c2 - 1) : -1, dot = s.lastIndexOf('.');
+        if (c1 <= 0 || dot != c2 + 3 || c2 != c1 + 3 || dot != s.length() - 2) return false;
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (i != c1 && i != c2 && i != dot && Character.digit(c, 16) < 0) return false;
+        }
+        return true;
+    }
+
+    // ---- info --------------------------------------------------------------------------------
+
+    /**
+     * The processor's name from the first record of /proc/cpuinfo: x86 "model name", old ARM
+     * "Processor", POWER "cpu", else ARM "Hardware" or "CPU part". Only the head is read: the
+     * kernel produces the file per CPU, which is slow on large machines.
+     */
+    private String readCpuModel() {
+        String head = fs.readHead(fs.path("proc/cpuinfo"), 4096);
+        if (head == null) return null;
+        Map<String, String> fields = new HashMap<>();
+        for (String line : head.split("\n")) {
+            int colon = line.indexOf(':');
+            if (colon > 0) fields.putIfAbsent(line.substring(0, colon).strip(), line.substring(colon + 1).strip());
+        }
+        for (String key : new String[] {"model name", "Processor", "cpu", "Hardware", "CPU part"}) {
+            String v = fields.get(key);
+            if (v != null && !v.isEmpty()) return v;
+        }
+        return null;
+    }
+
+    /**
+     * A cpuset attribute that kernels spell several ways (newest names first; names ending in
+     * "list" are cpulists, the others hex masks); after one spelling is found, it is tried first,
+     * so a machine costs one read per PU.
+     */
+    private final class CpusetAttr {
+        private final String[] names;
+        private int hit;
+
+        CpusetAttr(String... names) {
+            this.names = names;
+        }
+
+        CpuSet read(Path dir) {
+            for (int k = 0; k < names.length; k++) {
+                int n = (hit + k) % names.length;
+                Path file = dir.resolve(names[n]);
+                CpuSet s = names[n].endsWith("list") ? fs.readList(file) : fs.readMask(file);
+                if (s != null) {
+                    hit = n;
+                    return s;
+                }
+            }
+            return null;
+        }
     }
 }
