@@ -2,6 +2,7 @@ package io.qv4j.agent;
 
 import io.qv4j.agent.bind.AffinityBinder;
 import io.qv4j.agent.bind.Binder;
+import io.qv4j.agent.bind.NativeAffinity;
 import io.qv4j.agent.cli.Json;
 import io.qv4j.agent.cli.TopologyInput;
 import io.qv4j.agent.inst.Boot;
@@ -81,9 +82,7 @@ public final class QvAgent {
             Placer p = new Placer(o, new EnginePlanner(), WAIT_MILLIS);
             Dispatcher d = new Dispatcher(p, attached);
             // No lambdas or indy string concatenation on the start-up path: each costs milliseconds cold.
-            long tOpts = System.nanoTime();
-            HookTransformer t = Boot.install(inst, d, attached);
-            long tHooks = System.nanoTime();
+            // The topology and the binding library load on another PU while the hooks go in.
             Thread init = new Thread(new Runnable() {
                 @Override
                 public void run() {
@@ -92,6 +91,9 @@ public final class QvAgent {
             }, "qv-init");
             init.setDaemon(true);
             init.start();
+            long tOpts = System.nanoTime();
+            HookTransformer t = Boot.install(inst, d, attached);
+            long tHooks = System.nanoTime();
             d.hooks(Class.forName(Boot.HOOKS, false, null));
             placer = p;
             if (o.report() != null) {
@@ -113,10 +115,14 @@ public final class QvAgent {
     }
 
     private static void init(Options o, Placer p) {
-        // Loading JNA and OpenHFT (~70 ms) runs beside the topology read (~40 ms cold).
+        // Our JNI library loads in about a millisecond; the OpenHFT fallback (JNA, 130-170 ms
+        // cold) loads beside the topology read.
         final Binder[] binder = {Binder.NONE};
         Thread jna = null;
-        if (o.bind() == Options.Bind.ON) {
+        Binder fast = o.bind() == Options.Bind.ON ? NativeAffinity.load() : null;
+        if (fast != null) {
+            binder[0] = fast;
+        } else if (o.bind() == Options.Bind.ON) {
             jna = new Thread(new Runnable() {
                 @Override
                 public void run() {

@@ -1,0 +1,83 @@
+package io.qv4j.agent.bind;
+
+import io.qv4j.topology.CpuSet;
+import org.junit.jupiter.api.Test;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/** Both binders, checked against the kernel's view of the thread ({@code /proc/thread-self/status}). */
+class BinderTest {
+
+    static CpuSet kernelAffinity() throws Exception {
+        for (String line : Files.readAllLines(Path.of("/proc/thread-self/status"))) {
+            if (line.startsWith("Cpus_allowed_list:")) return CpuSet.parse(line.substring(line.indexOf(':') + 1));
+        }
+        throw new AssertionError("no Cpus_allowed_list");
+    }
+
+    /** Runs {@code check} on a fresh thread, so a binding never leaks into the test runner. */
+    static void onFreshThread(ThrowingRunnable check) throws Exception {
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        Thread t = new Thread(() -> {
+            try {
+                check.run();
+            } catch (Throwable e) {
+                failure.set(e);
+            }
+        });
+        t.start();
+        t.join(30_000);
+        if (failure.get() instanceof Exception e) throw e;
+        if (failure.get() instanceof Error e) throw e;
+    }
+
+    interface ThrowingRunnable {
+        void run() throws Exception;
+    }
+
+    @Test
+    void nativeLibraryBindsTheCallingThreadAsTheKernelSees() throws Exception {
+        assumeTrue(NativeAffinity.class.getResource(NativeAffinity.RESOURCE) != null, "built without a C compiler");
+        Binder b = NativeAffinity.load();
+        assertNotNull(b, "the library is in the jar, so it must load");
+        assertEquals("native", b.describe());
+        onFreshThread(() -> {
+            CpuSet before = kernelAffinity();
+            CpuSet one = CpuSet.of(before.last());
+            assertTrue(b.bind(one));
+            assertEquals(one, kernelAffinity());
+            assertEquals(one, NativeAffinity.affinity(0));
+            assertEquals(Files.readSymbolicLink(Path.of("/proc/thread-self")).getFileName().toString(),
+                    String.valueOf(NativeAffinity.currentTid()));
+        });
+    }
+
+    @Test
+    void nativeLibraryRefusesAMaskWithNoUsablePu() throws Exception {
+        assumeTrue(NativeAffinity.class.getResource(NativeAffinity.RESOURCE) != null, "built without a C compiler");
+        assertNotNull(NativeAffinity.load());
+        onFreshThread(() -> {
+            CpuSet before = kernelAffinity();
+            assertEquals(22, NativeAffinity.setAffinity(0, CpuSet.of(8000)), "EINVAL for a PU that does not exist");
+            assertEquals(before, kernelAffinity(), "binding unchanged");
+        });
+    }
+
+    @Test
+    void openHftFallbackBindsTheCallingThreadAsTheKernelSees() throws Exception {
+        Binder b = AffinityBinder.create();
+        assumeTrue(b != Binder.NONE, "OpenHFT has no native binding here");
+        onFreshThread(() -> {
+            CpuSet one = CpuSet.of(kernelAffinity().first());
+            assertTrue(b.bind(one));
+            assertEquals(one, kernelAffinity());
+        });
+    }
+}
