@@ -120,6 +120,27 @@ public final class Scope {
     }
 
     /**
+     * Weighted split: one contiguous piece per weight, in order, each with a number of units
+     * (cores, or PUs when there are more pieces than cores, as for {@link #split(int)})
+     * proportional to its weight by largest remainders; every piece gets at least one unit. Where
+     * the rounding leaves a choice (pieces tied on their remainders), the cuts go on the highest
+     * hardware boundaries, as in a regular split (DESIGN.md §4.1), so equal weights give exactly
+     * {@code split(weights.length)}. Weights are relative (loads, shares, CPU seconds); a weight of 0
+     * still gets one unit. Devices go as in a regular split.
+     *
+     * <p>Not an overload of {@code split}: {@code split(3)} means three equal pieces, and an
+     * overload {@code split(double...)} would make {@code split(3.0)} one piece and
+     * {@code split(2, 1)} a weighted split of ints, a trap in both directions.
+     *
+     * @throws IllegalArgumentException without weights, for a negative, infinite or NaN weight
+     *                                  (naming its index), when all are 0, or with more weights
+     *                                  than PUs ({@code cannot split 4 PUs into 6 pieces})
+     */
+    public Split splitWeighted(double... weights) {
+        return new Split(topology, Pieces.weighted(LogicalPus.of(topology), logicalPus(), devices, weights.clone()), devices);
+    }
+
+    /**
      * One piece per object of {@code type} in this scope (DESIGN.md §4.2).
      *
      * @throws IllegalArgumentException when the scope holds no such object, naming the type and this scope

@@ -4,7 +4,8 @@ package io.qv4j.split;
  * Where the {@code P−1} cuts of a regular split go (DESIGN.md §4.1): {@code U} units in a row,
  * pieces of {@code ⌊U/P⌋} or {@code ⌈U/P⌉} units, and the {@code U mod P} extra units given so that
  * the cuts fall on the highest hardware boundaries: maximize the sum of the boundary levels cut;
- * among equal sums, give the extras to the earliest pieces.
+ * among equal sums, give the extras to the earliest pieces. The general form does the same for
+ * pieces of unequal base sizes where only some pieces may take an extra (weighted splits).
  */
 public final class CutPlacement {
 
@@ -20,10 +21,34 @@ public final class CutPlacement {
      */
     public static int[] sizes(int[] levels, int pieces) {
         int units = levels.length + 1;
-        int base = units / pieces, extras = units % pieces;
-        int[] sizes = new int[pieces];
-        java.util.Arrays.fill(sizes, base);
+        int[] base = new int[pieces];
+        boolean[] eligible = new boolean[pieces];
+        java.util.Arrays.fill(base, units / pieces);
+        java.util.Arrays.fill(eligible, true);
+        return sizes(levels, base, eligible, units % pieces);
+    }
+
+    /**
+     * The general form, for splits whose pieces are not all the same size (weighted splits): piece
+     * {@code i} has {@code base[i] ≥ 1} units, and {@code extras} more units go one each to pieces
+     * marked {@code eligible}, chosen by the same rule: highest sum of cut boundary levels, ties to
+     * the earliest pieces. The base sizes plus the extras must add up to {@code U}.
+     */
+    public static int[] sizes(int[] levels, int[] base, boolean[] eligible, int extras) {
+        int pieces = base.length;
+        int[] sizes = base.clone();
         if (extras == 0) return sizes;
+        int[] ends = new int[pieces];            // ends[i]: base units of pieces 0..i
+        int[] eligibleBefore = new int[pieces + 1];
+        for (int i = 0, sum = 0; i < pieces; i++) {
+            sum += base[i];
+            ends[i] = sum;
+            eligibleBefore[i + 1] = eligibleBefore[i] + (eligible[i] ? 1 : 0);
+        }
+        if (extras > eligibleBefore[pieces] || ends[pieces - 1] + extras != levels.length + 1) {
+            throw new IllegalArgumentException(extras + " extras for " + eligibleBefore[pieces] + " eligible pieces of "
+                    + java.util.Arrays.toString(base) + " do not make " + (levels.length + 1) + " units");
+        }
 
         // Dynamic program over (piece i, extras e given to pieces before i), from the last piece
         // back: best[e] is the best score of the cuts after pieces i..P-2. Going backwards lets
@@ -36,10 +61,10 @@ public final class CutPlacement {
         long[] takeExtra = new long[(int) (((long) pieces * width + 63) >>> 6)];
         for (int i = pieces - 1; i >= 0; i--) {
             java.util.Arrays.fill(best, NONE);
-            int lo = Math.max(0, extras - (pieces - i)), hi = Math.min(i, extras);
+            int lo = Math.max(0, extras - (eligibleBefore[pieces] - eligibleBefore[i])), hi = Math.min(eligibleBefore[i], extras);
             for (int e = lo; e <= hi; e++) {
-                int with = e < extras && prev[e + 1] != NONE ? cut(levels, i, pieces, base, e + 1) + prev[e + 1] : NONE;
-                int without = prev[e] != NONE ? cut(levels, i, pieces, base, e) + prev[e] : NONE;
+                int with = eligible[i] && e < extras && prev[e + 1] != NONE ? cut(levels, i, pieces, ends, e + 1) + prev[e + 1] : NONE;
+                int without = prev[e] != NONE ? cut(levels, i, pieces, ends, e) + prev[e] : NONE;
                 if (with != NONE && with >= without) {
                     best[e] = with;
                     long bit = (long) i * width + e;
@@ -61,7 +86,7 @@ public final class CutPlacement {
     }
 
     /** The level of the cut after piece {@code i} when pieces {@code 0..i} hold {@code e} extras. */
-    private static int cut(int[] levels, int i, int pieces, int base, int e) {
-        return i == pieces - 1 ? 0 : levels[(i + 1) * base + e - 1];
+    private static int cut(int[] levels, int i, int pieces, int[] ends, int e) {
+        return i == pieces - 1 ? 0 : levels[ends[i] + e - 1];
     }
 }

@@ -31,6 +31,22 @@ public record Pieces(HwType unit, List<int[]> pus, int[] owners) {
         return new Pieces(units.type(), out, DeviceOwnership.owners(index, out, devices));
     }
 
+    /**
+     * Weighted split of {@code scope} into one contiguous piece per weight, sizes in units
+     * proportional to the weights ({@link Apportion}), cuts placed by the §4.1 rule among the
+     * choices the rounding leaves open. Units as for a regular split into as many pieces.
+     *
+     * @throws IllegalArgumentException for a bad weight (naming its index) or more pieces than PUs
+     */
+    public static Pieces weighted(LogicalPus index, int[] scope, List<Device> devices, double[] weights) {
+        Apportion.check(weights);
+        Units units = Units.choose(index, scope, weights.length);
+        Apportion.Shares shares = Apportion.of(units.count(), weights);
+        int[] sizes = CutPlacement.sizes(units.boundaryLevels(index), shares.base(), shares.eligible(), shares.extras());
+        List<int[]> out = cut(units, sizes);
+        return new Pieces(units.type(), out, DeviceOwnership.owners(index, out, devices));
+    }
+
     /** Slices the units into consecutive pieces of the given sizes (in units). */
     static List<int[]> cut(Units units, int[] sizes) {
         List<int[]> out = new ArrayList<>(sizes.length);

@@ -7,18 +7,26 @@ import java.util.Set;
 
 /**
  * Strict {@code --name value} parsing for one command: every option must be known, given once,
- * and have a value unless it is a flag. Anything else is a {@link UsageException}.
+ * and have a value unless it is a flag. Commands that take operands (such as {@code partition
+ * WEIGHT...}) may allow positional arguments: words that do not start with {@code --}, kept in
+ * order. Anything else is a {@link UsageException}.
  */
 final class Args {
 
     private final String command;
     private final Map<String, String> values = new LinkedHashMap<>();
+    private final List<String> positional = new java.util.ArrayList<>();
 
     private Args(String command) {
         this.command = command;
     }
 
     static Args parse(String command, List<String> args, Set<String> options, Set<String> flags) {
+        return parse(command, args, options, flags, false);
+    }
+
+    /** @param positional whether words not starting with {@code --} are operands rather than errors */
+    static Args parse(String command, List<String> args, Set<String> options, Set<String> flags, boolean positional) {
         Args a = new Args(command);
         for (int i = 0; i < args.size(); i++) {
             String arg = args.get(i);
@@ -28,6 +36,10 @@ final class Args {
             if (arg.startsWith("--") && eq > 0) {
                 name = arg.substring(0, eq);
                 value = arg.substring(eq + 1);
+            }
+            if (positional && !arg.startsWith("--")) {
+                a.positional.add(arg);
+                continue;
             }
             if (flags.contains(name) && value == null) {
                 value = "true";
@@ -43,6 +55,11 @@ final class Args {
             if (a.values.put(name, value) != null) throw new UsageException(command + ": " + name + " given twice");
         }
         return a;
+    }
+
+    /** The operands, in order (empty unless the command allows them). */
+    List<String> positional() {
+        return List.copyOf(positional);
     }
 
     String get(String name) {

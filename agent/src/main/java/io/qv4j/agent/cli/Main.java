@@ -23,6 +23,9 @@ public final class Main {
             "       --color auto|packed|spread|N --tasks T [--format text|json]",
             "        which PUs and devices each of T tasks gets (default: this machine);",
             "        TYPE: package, numa, l3, l2, core, pu, gpu, nic",
+            "  partition --parts P [--method exact|orb] [--format text|json] (WEIGHT... | --file F)",
+            "        cuts the weights (non-negative integers, or F with one per line, # comments)",
+            "        into P contiguous parts by work: exact (lightest heaviest part) or ORB bisection",
             "  help  this text",
             "",
             "--debug (any command) prints the stack trace of an error.");
@@ -47,8 +50,9 @@ public final class Main {
             switch (command) {
                 case "topology" -> TopologyCommand.run(args, out);
                 case "plan" -> PlanCommand.run(args, out);
+                case "partition" -> PartitionCommand.run(args, out);
                 case "help", "--help", "-h" -> out.println(USAGE);
-                default -> throw new UsageException("unknown command '" + command + "' (commands: topology, plan, help)");
+                default -> throw new UsageException("unknown command '" + command + "' (commands: topology, plan, partition, help)");
             }
             out.flush();
             return 0;
