@@ -11,6 +11,16 @@ public interface Binder {
     /** What does the binding, for the report. */
     String describe();
 
+    /** The calling thread's kernel thread id, or -1. */
+    default long currentTid() {
+        try {
+            String s = java.nio.file.Files.readSymbolicLink(java.nio.file.Path.of("/proc/thread-self")).toString();
+            return Long.parseLong(s.substring(s.lastIndexOf('/') + 1));
+        } catch (Throwable t) {
+            return -1;
+        }
+    }
+
     /** Binds nothing: bind=off, bind=dry-run, or native binding unavailable. */
     Binder NONE = new Binder() {
         @Override

@@ -94,6 +94,11 @@ public final class NativeAffinity implements Binder {
         return "native";
     }
 
+    @Override
+    public long currentTid() {
+        return gettid0();
+    }
+
     /** Binds thread {@code tid} (0: the calling thread); returns 0 or the errno. */
     public static int setAffinity(int tid, CpuSet cpus) {
         long[] words = cpus.toBitSet().toLongArray();
@@ -104,11 +109,6 @@ public final class NativeAffinity implements Binder {
     public static CpuSet affinity(int tid) {
         long[] words = new long[READ_WORDS];
         return getAffinity0(tid, words) == 0 ? CpuSet.of(BitSet.valueOf(words)) : null;
-    }
-
-    /** The calling thread's kernel thread id. */
-    public static int currentTid() {
-        return gettid0();
     }
 
     private static native int setAffinity0(int tid, long[] mask);

@@ -9,8 +9,6 @@ import io.qv4j.topology.HwObject;
 import io.qv4j.topology.Topology;
 
 import java.lang.ref.WeakReference;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.Iterator;
@@ -80,6 +78,8 @@ public final class Placer {
         boolean bound;
         boolean exited;
         long tid = -1;
+        /** What placing this worker cost on its own thread (bookkeeping + bind), for the report and benchmarks. */
+        long startNanos = -1;
 
         ThreadInfo(String name, PoolInfo pool) {
             this.name = name;
@@ -284,6 +284,7 @@ public final class Placer {
     }
 
     private void place(Object pool, Thread t, Env e) {
+        long t0 = System.nanoTime();
         ThreadInfo ti;
         synchronized (lock) {
             if (threads.containsKey(t)) return;
@@ -307,8 +308,9 @@ public final class Placer {
             if (ti.cpuset == null) ti.cpuset = p.scope;
             ti.label = label(e.topology(), ti.cpuset);
         }
-        if (wantTid) ti.tid = tid();
+        if (wantTid) ti.tid = e.binder().currentTid();
         if (options.bind() == Options.Bind.ON) ti.bound = e.binder().bind(ti.cpuset);
+        ti.startNanos = System.nanoTime() - t0;
         if (Log.isVerbose()) {
             PoolInfo p = ti.pool;
             String slot = ti.slot >= 0 ? (ti.slot + "/" + p.tasks) : (p.tasks < 0 ? "unbounded" : "extra/" + p.tasks);
@@ -446,15 +448,6 @@ public final class Placer {
         return "pus " + cpus;
     }
 
-    private static long tid() {
-        try {
-            String s = Files.readSymbolicLink(Path.of("/proc/thread-self")).toString();
-            return Long.parseLong(s.substring(s.lastIndexOf('/') + 1));
-        } catch (Throwable t) {
-            return -1;
-        }
-    }
-
     // ---- report -------------------------------------------------------------------------------
 
     /** Pools, threads, slots and cpusets as JSON-ready maps. */
@@ -509,6 +502,7 @@ public final class Placer {
                     t.put("piece", ti.label);
                     t.put("bound", ti.bound);
                     t.put("exited", ti.exited);
+                    t.put("startMicros", ti.startNanos < 0 ? null : ti.startNanos / 1000.0);
                     ths.add(t);
                 }
                 m.put("threads", ths);

@@ -55,7 +55,7 @@ class BinderTest {
             assertEquals(one, kernelAffinity());
             assertEquals(one, NativeAffinity.affinity(0));
             assertEquals(Files.readSymbolicLink(Path.of("/proc/thread-self")).getFileName().toString(),
-                    String.valueOf(NativeAffinity.currentTid()));
+                    String.valueOf(b.currentTid()));
         });
     }
 
@@ -78,6 +78,7 @@ class BinderTest {
             CpuSet one = CpuSet.of(kernelAffinity().first());
             assertTrue(b.bind(one));
             assertEquals(one, kernelAffinity());
+            assertEquals(Files.readSymbolicLink(Path.of("/proc/thread-self")).getFileName().toString(), String.valueOf(b.currentTid()));
         });
     }
 }
