@@ -93,6 +93,36 @@ class AgentPlacementIT {
         pinnedTo(p, "pool-1-thread-1", "0");
     }
 
+    /**
+     * After a dynamic attach, workers that were already running are placed at their next task
+     * ({@code getTask} catch-up) when a {@code pools} glob names their pool; pools made before the
+     * agent are of unknown origin and otherwise stay unpinned (DESIGN.md §6.2).
+     */
+    @ParameterizedTest
+    @MethodSource("javas")
+    void workersRunningBeforeAttachArePinnedAtTheirNextTaskWhenNamed(Path java) throws Exception {
+        Attached named = attach(java, "split-at=core,color=spread,pools=pool-*", "5000");
+        assertEquals(Set.of("0", "1"), new HashSet<>(named.cpus().values()), named.result().toString());
+        assertTrue(named.report().contains("\"bound\": true"), named.report());
+        Attached unnamed = attach(java, "split-at=core,color=spread", "1000");
+        assertEquals(Set.of("0-1"), new HashSet<>(unnamed.cpus().values()), unnamed.result().toString());
+    }
+
+    record Attached(Jvm.Result result, Map<String, String> cpus, String report) {
+    }
+
+    private static Attached attach(Path java, String agentArgs, String waitMillis) throws Exception {
+        Path report = Files.createTempFile("qv-attach", ".json");
+        List<String> jvmArgs = new ArrayList<>(List.of("-Djdk.attach.allowAttachSelf=true",
+                "-Dattach.agentJar=" + Jvm.agentJar(), "-Dattach.agentArgs=" + agentArgs + ",report=" + report));
+        if (!java.toString().contains("17")) jvmArgs.add("-XX:+EnableDynamicAgentLoading");
+        Run r = app(java, List.of(), jvmArgs, null, "attach", "2", waitMillis);
+        assertEquals(0, r.result().exitCode(), r.result().stderr());
+        String json = Files.exists(report) ? Files.readString(report) : "";
+        Files.deleteIfExists(report);
+        return new Attached(r.result(), r.cpus(), json);
+    }
+
     @ParameterizedTest
     @MethodSource("javas")
     void c2ForkJoinAndCommonPool(Path java) throws Exception {

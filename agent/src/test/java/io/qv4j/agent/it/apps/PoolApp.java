@@ -92,6 +92,23 @@ public final class PoolApp {
                 System.out.println("sum " + sum + " fj " + fj);
                 System.exit(3);
             }
+            case "attach" -> {
+                // workers already running when the agent arrives must catch up at their next task
+                ExecutorService pool = Executors.newFixedThreadPool(n);
+                runAll(pool, n);
+                SEEN.clear();
+                com.sun.tools.attach.VirtualMachine vm = com.sun.tools.attach.VirtualMachine.attach(String.valueOf(ProcessHandle.current().pid()));
+                vm.loadAgent(System.getProperty("attach.agentJar"), System.getProperty("attach.agentArgs"));
+                vm.detach();
+                // the agent's start-up is asynchronous: keep giving the workers tasks (each getTask is a
+                // catch-up point) until they are pinned or the time (args[2], ms) has passed; report the last state
+                long end = System.nanoTime() + (args.length > 2 ? Long.parseLong(args[2]) : 5000) * 1_000_000L;
+                do {
+                    SEEN.clear();
+                    runAll(pool, n);
+                } while (System.nanoTime() < end && SEEN.values().stream().anyMatch(l -> l.matches(".*cpus=.*[-,].*")));
+                pool.shutdown();
+            }
             default -> throw new IllegalArgumentException(mode);
         }
         new TreeMap<>(SEEN).forEach((k, v) -> System.out.println(v));
