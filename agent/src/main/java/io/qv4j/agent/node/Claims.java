@@ -43,7 +43,7 @@ public final class Claims {
     private boolean checked;         // observing: the directory was checked on first use
     private final boolean take;      // false: observe others' claims, take none
     private final Path openhft;
-    private final long pid = ProcessHandle.current().pid();
+    private final long pid = ownPid();
     private final Map<Integer, FileChannel> held = new HashMap<>();
     private volatile String refused;
 
@@ -110,6 +110,15 @@ public final class Claims {
             }
         }
         return null;
+    }
+
+    /** This process's pid from /proc/self (ProcessHandle would start the JDK's process-reaper pool). */
+    static long ownPid() {
+        try {
+            return Long.parseLong(Files.readSymbolicLink(Path.of("/proc/self")).getFileName().toString());
+        } catch (IOException | RuntimeException e) {
+            return -1;
+        }
     }
 
     /** The effective uid, from /proc/self/status. */
