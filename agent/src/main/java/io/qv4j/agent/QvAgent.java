@@ -9,6 +9,7 @@ import io.qv4j.agent.inst.Boot;
 import io.qv4j.agent.inst.Dispatcher;
 import io.qv4j.agent.inst.HookTransformer;
 import io.qv4j.agent.log.Log;
+import io.qv4j.agent.node.Node;
 import io.qv4j.agent.options.OptionException;
 import io.qv4j.agent.options.Options;
 import io.qv4j.agent.options.OptionsParser;
@@ -154,7 +155,15 @@ public final class QvAgent {
             }
         }
         Binder b = topo == null ? Binder.NONE : binder[0];
-        p.ready(new Env(topo, topo == null ? null : topo.allowed(), b, problem));
+        Node node = null;
+        if (topo != null) {
+            try {
+                node = Node.setup(o.node(), topo, o.topology() == null, o.bind() == Options.Bind.ON, b, System.getenv());
+            } catch (Throwable t) {
+                Log.info("cannot work out this JVM's share of the node (" + t + "): pools use the whole allowed set");
+            }
+        }
+        p.ready(new Env(topo, topo == null ? null : node != null ? node.jvm() : topo.allowed(), b, problem, node));
         Log.debug("ready " + (System.nanoTime() - T0) / 1000 + " us after premain began (topology " + (tTopo - tStart) / 1000 + " us)");
     }
 

@@ -19,14 +19,17 @@ import java.util.List;
  * @param topology   a synthetic spec or an hwloc XML file used instead of the live machine; null = live
  * @param verbose    one stderr line per pinned thread
  * @param report     a JSON report written at exit; null = none
+ * @param node       several JVMs on one node: local rank, claims, quota
  */
 public record Options(boolean enabled, boolean strict, HwType splitAt, int split, Color color, List<String> pools,
-                      boolean commonPool, Bind bind, String topology, boolean verbose, String report) {
+                      boolean commonPool, Bind bind, String topology, boolean verbose, String report,
+                      NodeOptions node) {
 
     public enum Bind { ON, OFF, DRY_RUN }
 
     public static Options defaults() {
-        return new Options(true, false, HwType.CORE, 0, Color.SPREAD, List.of(), false, Bind.ON, null, false, null);
+        return new Options(true, false, HwType.CORE, 0, Color.SPREAD, List.of(), false, Bind.ON, null, false, null,
+                NodeOptions.defaults());
     }
 
     /** {@code split-at=core color=spread}: the policy in words, for logs and the report. */

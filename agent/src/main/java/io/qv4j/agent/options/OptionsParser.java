@@ -26,7 +26,8 @@ public final class OptionsParser {
 
     /** Every key, in the order the README lists them. */
     public static final List<String> KEYS = List.of("enabled", "strict", "split-at", "split", "color", "pools",
-            "common-pool", "bind", "topology", "verbose", "report", "config");
+            "common-pool", "bind", "topology", "verbose", "report",
+            "local-rank", "rank-split-at", "claims", "claims-dir", "respect-quota", "config");
 
     private static final String BOOLEANS = "true, false, on, off";
     private static final String SPLIT_AT = "machine, package, die, numa, l3, l2, l1, core, pu";
@@ -207,7 +208,55 @@ public final class OptionsParser {
                 throw bad("report", report, "a file in an existing directory");
             }
         }
-        return new Options(enabled, strict, splitAt, split, color, pools, commonPool, bind, topology, verbose, report);
+        return new Options(enabled, strict, splitAt, split, color, pools, commonPool, bind, topology, verbose, report,
+                node(m));
+    }
+
+    /** The keys of {@link NodeOptions}. */
+    private static NodeOptions node(Map<String, String> m) throws OptionException {
+        NodeOptions d = NodeOptions.defaults();
+        int[] localRank = d.localRank();
+        if (m.containsKey("local-rank")) {
+            String v = m.get("local-rank");
+            int slash = v.indexOf('/');
+            try {
+                localRank = new int[] {Integer.parseInt(v.substring(0, slash).strip()), Integer.parseInt(v.substring(slash + 1).strip())};
+            } catch (RuntimeException e) {
+                localRank = null;
+            }
+            if (localRank == null || localRank[1] < 1 || localRank[0] < 0 || localRank[0] >= localRank[1]) {
+                throw bad("local-rank", v, "N/M with 0 <= N < M, e.g. 1/4");
+            }
+        }
+        HwType rankSplitAt = d.rankSplitAt();
+        if (m.containsKey("rank-split-at")) {
+            String v = m.get("rank-split-at");
+            if (!v.equalsIgnoreCase("balanced")) {
+                try {
+                    rankSplitAt = HwType.parse(v);
+                } catch (IllegalArgumentException e) {
+                    rankSplitAt = null;
+                }
+                if (rankSplitAt == null || rankSplitAt.isDevice()) throw bad("rank-split-at", v, "balanced, " + SPLIT_AT);
+            }
+        }
+        NodeOptions.Claims claims = d.claims();
+        if (m.containsKey("claims")) {
+            String v = m.get("claims");
+            claims = switch (v.toLowerCase(Locale.ROOT)) {
+                case "auto" -> NodeOptions.Claims.AUTO;
+                case "node", "on", "true" -> NodeOptions.Claims.NODE;
+                case "off", "false" -> NodeOptions.Claims.OFF;
+                default -> throw bad("claims", v, "auto, node, off");
+            };
+        }
+        String claimsDir = d.claimsDir();
+        if (m.containsKey("claims-dir")) {
+            claimsDir = m.get("claims-dir");
+            if (claimsDir.isBlank() || !Path.of(claimsDir).isAbsolute()) throw bad("claims-dir", claimsDir, "an absolute directory path");
+        }
+        boolean respectQuota = m.containsKey("respect-quota") ? bool("respect-quota", m.get("respect-quota")) : d.respectQuota();
+        return new NodeOptions(localRank, rankSplitAt, claims, claimsDir, respectQuota);
     }
 
     private static boolean bool(String key, String v) throws OptionException {

@@ -1,6 +1,7 @@
 package io.qv4j.agent.place;
 
 import io.qv4j.agent.bind.Binder;
+import io.qv4j.agent.node.Node;
 import io.qv4j.topology.CpuSet;
 import io.qv4j.topology.Topology;
 
@@ -11,6 +12,11 @@ import io.qv4j.topology.Topology;
  * @param jvm      the JVM's scope: the PUs this process may use
  * @param binder   binds the calling thread
  * @param problem  why there is no topology, for the report
+ * @param node     this JVM among others on the node (local rank, claims, quota); null = none of that
  */
-public record Env(Topology topology, CpuSet jvm, Binder binder, String problem) {
+public record Env(Topology topology, CpuSet jvm, Binder binder, String problem, Node node) {
+
+    public Env(Topology topology, CpuSet jvm, Binder binder, String problem) {
+        this(topology, jvm, binder, problem, null);
+    }
 }

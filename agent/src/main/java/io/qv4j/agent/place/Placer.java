@@ -2,6 +2,7 @@ package io.qv4j.agent.place;
 
 import io.qv4j.agent.bind.Binder;
 import io.qv4j.agent.log.Log;
+import io.qv4j.agent.node.Claims;
 import io.qv4j.agent.options.Options;
 import io.qv4j.api.HwType;
 import io.qv4j.topology.CpuSet;
@@ -374,7 +375,14 @@ public final class Placer {
             p.reason += ", unbounded: bound to the pool scope";
             return;
         }
-        CpuSet claimed = CpuSet.empty();
+        plan(p, e, null, 0);
+    }
+
+    /** {@code others}: PUs other JVMs claim (null: ask the claims); {@code attempt}: re-plans after a lost claim race. */
+    private void plan(PoolInfo p, Env e, CpuSet others, int attempt) {
+        Claims node = e.node() == null ? null : e.node().claims();
+        if (others == null) others = node == null ? CpuSet.empty() : node.others(e.jvm());
+        CpuSet claimed = others;
         for (PoolInfo o : pools) {
             if (o != p && o.pinned && o.slots != null && o.alive()) claimed = claimed.or(o.scope);
         }
@@ -409,7 +417,13 @@ public final class Placer {
         }
         p.scope = union.isEmpty() ? e.jvm() : union;
         p.shares = p.scope.intersects(claimed);
-        if (p.shares) Log.debug("pool " + p.name + " shares PUs with other pinned pools (" + claimed + " taken)");
+        if (p.shares) Log.debug("pool " + p.name + " shares PUs with other pinned pools or JVMs (" + claimed + " taken)");
+        // node-wide claims: another JVM may have claimed some of these PUs since we looked; plan again without them
+        CpuSet lost = node == null || p.shares ? CpuSet.empty() : node.claim(union);
+        if (!lost.isEmpty() && attempt < 2) {
+            node.release(union.andNot(lost));
+            plan(p, e, others.or(lost), attempt + 1);
+        }
     }
 
     /** T: FJ parallelism; TPE core size, else max size if bounded; -1 = unbounded. */
@@ -463,6 +477,7 @@ public final class Placer {
         agent.put("jvmScope", e == null || e.jvm() == null ? null : e.jvm().toString());
         agent.put("binder", e == null ? null : e.binder().describe());
         agent.put("problem", e == null ? "not ready" : e.problem());
+        agent.put("node", e == null || e.node() == null ? null : e.node().report());
         out.put("agent", agent);
         List<Object> list = new ArrayList<>();
         synchronized (lock) {

@@ -85,7 +85,7 @@ final class CgroupCpuset {
         return null;
     }
 
-    private static boolean hasOption(String commaList, String option) {
+    static boolean hasOption(String commaList, String option) {
         for (String o : commaList.split(",")) {
             if (o.equals(option)) return true;
         }

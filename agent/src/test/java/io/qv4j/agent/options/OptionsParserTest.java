@@ -58,6 +58,30 @@ class OptionsParserTest {
     }
 
     @Test
+    void nodeOptions() throws Exception {
+        NodeOptions d = parse("").node();
+        assertEquals(NodeOptions.Claims.AUTO, d.claims());
+        assertEquals(null, d.localRank());
+        assertEquals(null, d.rankSplitAt());
+        assertFalse(d.respectQuota());
+        NodeOptions n = parse("local-rank=1/4,rank-split-at=numa,claims=node,claims-dir=/tmp/x,respect-quota=true").node();
+        assertEquals(1, n.localRank()[0]);
+        assertEquals(4, n.localRank()[1]);
+        assertEquals(HwType.NUMANODE, n.rankSplitAt());
+        assertEquals(NodeOptions.Claims.NODE, n.claims());
+        assertEquals("/tmp/x", n.claimsDir());
+        assertTrue(n.respectQuota());
+        assertEquals(null, parse("rank-split-at=balanced").node().rankSplitAt());
+        assertEquals("bad value local-rank=4/4 (allowed: N/M with 0 <= N < M, e.g. 1/4)",
+                assertThrows(OptionException.class, () -> parse("local-rank=4/4")).getMessage());
+        assertThrows(OptionException.class, () -> parse("local-rank=x"));
+        assertThrows(OptionException.class, () -> parse("claims=maybe"));
+        assertThrows(OptionException.class, () -> parse("claims-dir=relative/dir"));
+        assertThrows(OptionException.class, () -> parse("rank-split-at=gpu"));
+        assertEquals(NodeOptions.Claims.OFF, OptionsParser.parse("", new Properties(), Map.of("QV_CLAIMS", "off")).node().claims());
+    }
+
+    @Test
     void strictIsFoundEvenWhenOtherOptionsAreBad() {
         assertTrue(OptionsParser.strictRequested("color=purple,strict=true", new Properties(), Map.of()));
         assertFalse(OptionsParser.strictRequested("color=purple", new Properties(), Map.of()));

@@ -1,0 +1,115 @@
+package io.qv4j.agent.node;
+
+import io.qv4j.agent.bind.Binder;
+import io.qv4j.agent.bind.NativeAffinity;
+import io.qv4j.agent.log.Log;
+import io.qv4j.agent.options.NodeOptions;
+import io.qv4j.topology.CpuSet;
+import io.qv4j.topology.Topology;
+import io.qv4j.topology.linux.CgroupQuota;
+
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * This JVM among others on the node: its local rank, the scope that follows (applied to every
+ * thread of the process), the CPU quota and the node-wide claims. Made once on the agent's
+ * background start-up thread, before any pool is placed.
+ */
+public final class Node {
+
+    /** How long after start-up the late pass over /proc/self/task runs. */
+    static final long RESWEEP_MILLIS = 500;
+
+    private final LocalRank rank;
+    private final Double quota;
+    private final LauncherScope scope;
+    private final Claims claims;
+    private final String claimsMode;
+    private final int threadsBound;
+    private final boolean applied;
+
+    private Node(LocalRank rank, Double quota, LauncherScope scope, Claims claims, String claimsMode, int threadsBound, boolean applied) {
+        this.rank = rank;
+        this.quota = quota;
+        this.scope = scope;
+        this.claims = claims;
+        this.claimsMode = claimsMode;
+        this.threadsBound = threadsBound;
+        this.applied = applied;
+    }
+
+    /**
+     * @param live   the topology is this machine (not a dry-run topology)
+     * @param bindOn bind=on: the process may be bound and claims taken
+     * @param binder the worker binder; the process is bound through the JNI library only
+     */
+    public static Node setup(NodeOptions o, Topology topology, boolean live, boolean bindOn, Binder binder, Map<String, String> env) {
+        LocalRank rank = LocalRank.detect(o.localRank(), env);
+        Double quota = live ? CgroupQuota.live() : null;
+        LauncherScope scope = LauncherScope.compute(topology, topology.allowed(), rank, o.rankSplitAt(), quota, o.respectQuota());
+        for (String m : scope.messages()) Log.info(m);
+        Log.debug("JVM scope: " + scope.detail());
+
+        int bound = 0;
+        boolean applied = false;
+        if (live && bindOn && !scope.scope().equals(topology.allowed())) {
+            if (binder instanceof NativeAffinity) {
+                ProcessAffinity pa = new ProcessAffinity(scope.scope());
+                bound = pa.sweepAll();
+                pa.resweepLater(RESWEEP_MILLIS);
+                applied = true;
+                Log.debug("JVM scope pus " + scope.scope() + " applied to " + bound + " threads of the process");
+            } else {
+                Log.info("the JVM scope pus " + scope.scope() + " is not applied to the JVM's own threads (GC, JIT, main): "
+                        + "the agent's native library is not loaded; only pinned pool workers stay inside it");
+            }
+        }
+
+        boolean several = o.localRank() != null || rank != null && rank.size() > 1;
+        Claims claims;
+        String mode;
+        if (o.claims() == NodeOptions.Claims.OFF || !live) {
+            claims = null;
+            mode = "off";
+        } else {
+            boolean take = bindOn && (o.claims() == NodeOptions.Claims.NODE || several);
+            Path dir = o.claimsDir() != null ? Path.of(o.claimsDir()) : Claims.defaultDir();
+            claims = Claims.open(dir, take);
+            mode = claims.takes() ? "node" : claims.refused() != null && take ? "refused" : "observe";
+        }
+        return new Node(rank, quota, scope, claims, mode, bound, applied);
+    }
+
+    /** The JVM's scope: pools split this. */
+    public CpuSet jvm() {
+        return scope.scope();
+    }
+
+    /** Node-wide claims (taking, or only observing), or null when off. */
+    public Claims claims() {
+        return claims;
+    }
+
+    /** For the JSON report's {@code agent.node}. */
+    public Map<String, Object> report() {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("localRank", rank == null ? null : rank.rank());
+        m.put("localSize", rank == null ? null : rank.size());
+        m.put("launcher", rank == null ? null : rank.source());
+        m.put("launcherBound", scope.launcherBound());
+        m.put("jvmScope", scope.scope().toString());
+        m.put("sharedPiece", scope.shared());
+        m.put("scopeDetail", scope.detail());
+        m.put("appliedToProcess", applied);
+        m.put("threadsBound", threadsBound);
+        m.put("cpuQuota", quota);
+        m.put("quotaBelowAllowed", quota != null && scope.messages().stream().anyMatch(s -> s.startsWith("CPU quota")));
+        m.put("claims", claimsMode);
+        m.put("claimsDir", claims == null || claims.dir() == null ? null : claims.dir().toString());
+        m.put("claimsRefused", claims == null ? null : claims.refused());
+        m.put("claimed", claims == null ? null : claims.mine().toString());
+        return m;
+    }
+}

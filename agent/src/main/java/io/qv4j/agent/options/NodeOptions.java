@@ -1,0 +1,22 @@
+package io.qv4j.agent.options;
+
+import io.qv4j.api.HwType;
+
+/**
+ * Options for several JVMs on one node (launchers, node-wide claims, container quotas). Kept in
+ * their own record so the main {@link Options} grows by one component only.
+ *
+ * @param localRank    {@code local-rank=N/M}: this JVM is local rank N of M; null = from the launcher's variables
+ * @param rankSplitAt  {@code rank-split-at}: how the node is cut among local ranks; null = a balanced split
+ * @param claims       {@code claims}: AUTO (node when several JVMs are detected or asked for, else observe only), NODE, OFF
+ * @param claimsDir    {@code claims-dir}: the per-user claims directory; null = {@code /tmp/qv4j-$USER}
+ * @param respectQuota {@code respect-quota}: shrink the JVM scope to ⌈CPU quota⌉ PUs
+ */
+public record NodeOptions(int[] localRank, HwType rankSplitAt, Claims claims, String claimsDir, boolean respectQuota) {
+
+    public enum Claims { AUTO, NODE, OFF }
+
+    public static NodeOptions defaults() {
+        return new NodeOptions(null, null, Claims.AUTO, null, false);
+    }
+}

@@ -1,0 +1,320 @@
+package io.qv4j.agent.it;
+
+import io.qv4j.agent.cli.Json;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.BufferedReader;
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Issue 6 acceptance (several JVMs on one node), through forked JVMs on JDK 17: mpirun with and
+ * without Open MPI's binding and oversubscribed, node-wide claims between JVMs started
+ * separately, an OpenHFT lock held by another JVM, hostile claims directories. The kernel's view
+ * of every thread comes from /proc/self/task/TID/status, printed by the application itself.
+ * This machine: 2 PUs (0, 1), one core each.
+ */
+class NodeIT {
+
+    @TempDir
+    Path tmp;
+
+    static String java() throws IOException {
+        return Jvm.javas().get(0).toString();
+    }
+
+    static String agent(String args) {
+        return "-javaagent:" + Jvm.agentJar() + "=" + args;
+    }
+
+    /** The machine's PUs as this JVM is allowed them, e.g. "0-1". */
+    static String allowed() throws IOException {
+        for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
+            if (line.startsWith("Cpus_allowed_list:")) return line.substring(18).strip();
+        }
+        throw new AssertionError("no Cpus_allowed_list");
+    }
+
+    static boolean twoPus() throws IOException {
+        return allowed().equals("0-1");
+    }
+
+    static boolean mpirun() {
+        for (String dir : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
+            if (Files.isExecutable(Path.of(dir, "mpirun"))) return true;
+        }
+        return false;
+    }
+
+    /** {@code mpirun --tag-output ... java -javaagent NodeApp threads}: each rank's tasks and their cpus. */
+    Map<Integer, Map<String, String>> mpi(Jvm.Result[] out, String... mpiArgs) throws Exception {
+        Assumptions.assumeTrue(mpirun(), "mpirun not installed (Debian: apt-get install openmpi-bin): skipping the Open MPI tests");
+        List<String> cmd = new ArrayList<>(List.of("mpirun", "--allow-run-as-root", "--tag-output"));
+        cmd.addAll(List.of(mpiArgs));
+        cmd.addAll(List.of(java(), agent("claims-dir=" + tmp.resolve("claims")), "-cp", "target/test-classes",
+                "io.qv4j.agent.it.apps.NodeApp", "threads"));
+        Jvm.Result r = Jvm.run(cmd);
+        out[0] = r;
+        assertEquals(0, r.exitCode(), r.toString());
+        Map<Integer, Map<String, String>> ranks = new TreeMap<>();
+        for (String line : r.stdout().split("\n")) {
+            // [1,0]<stdout>:task GC_Thread#0 tid=123 cpus=0
+            int comma = line.indexOf(','), close = line.indexOf(']');
+            if (!line.startsWith("[") || comma < 0 || close < 0 || !line.contains(":task ")) continue;
+            int rank = Integer.parseInt(line.substring(comma + 1, close));
+            String[] w = line.substring(line.indexOf(":task ") + 6).split(" ");
+            ranks.computeIfAbsent(rank, k -> new TreeMap<>()).put(w[0] + "/" + w[1], w[2].substring(5));
+        }
+        return ranks;
+    }
+
+    @Test
+    void mpirunWithoutBindingSplitsTheNodeAndBindsEveryThread() throws Exception {
+        Jvm.Result[] r = new Jvm.Result[1];
+        Map<Integer, Map<String, String>> ranks = mpi(r, "--bind-to", "none", "-np", "2");
+        assertEquals(2, ranks.size(), r[0].toString());
+        for (int rank = 0; rank < 2; rank++) {
+            Map<String, String> tasks = ranks.get(rank);
+            assertTrue(tasks.keySet().stream().anyMatch(k -> k.startsWith("GC_Thread")), "GC threads listed: " + tasks);
+            assertTrue(tasks.keySet().stream().anyMatch(k -> k.startsWith("C2_CompilerThre") || k.startsWith("C1_CompilerThre")), "JIT threads listed: " + tasks);
+            assertEquals(1, new TreeSet<>(tasks.values()).size(), "every thread of rank " + rank + " in one scope: " + tasks);
+        }
+        String s0 = ranks.get(0).values().iterator().next(), s1 = ranks.get(1).values().iterator().next();
+        assertNotEquals(s0, s1, "ranks get different pieces");
+        if (twoPus()) {
+            assertEquals("0", s0, "rank 0 on PU 0: " + ranks.get(0));
+            assertEquals("1", s1, "rank 1 on PU 1: " + ranks.get(1));
+        }
+    }
+
+    @Test
+    void mpirunDefaultBindingIsTheScope() throws Exception {
+        Assumptions.assumeTrue(twoPus(), "this check expects 2 PUs, one core each (Open MPI binds 2 ranks to cores)");
+        Jvm.Result[] r = new Jvm.Result[1];
+        Map<Integer, Map<String, String>> ranks = mpi(r, "-np", "2");
+        for (int rank = 0; rank < 2; rank++) {
+            assertEquals(Set1.of(String.valueOf(rank)), new TreeSet<>(ranks.get(rank).values()), "rank " + rank + ": " + ranks.get(rank));
+            assertTrue(r[0].stderr().contains("local rank " + rank + "/2 (Open MPI): the launcher already bound this process to pus " + rank
+                    + ": that is the JVM scope, not split again"), r[0].stderr());
+        }
+    }
+
+    @Test
+    void mpirunOversubscribedSharesPieces() throws Exception {
+        Assumptions.assumeTrue(twoPus(), "this check expects 2 PUs");
+        Jvm.Result[] r = new Jvm.Result[1];
+        Map<Integer, Map<String, String>> ranks = mpi(r, "--oversubscribe", "--bind-to", "none", "-np", "4");
+        assertEquals(4, ranks.size(), r[0].toString());
+        for (int rank = 0; rank < 4; rank++) {
+            String piece = rank < 2 ? "0" : "1";
+            assertEquals(Set1.of(piece), new TreeSet<>(ranks.get(rank).values()), "rank " + rank + ": " + ranks.get(rank));
+            assertTrue(r[0].stderr().contains("local rank " + rank + "/4 (Open MPI): 4 local ranks on 2 PUs (oversubscribed): this JVM shares pus "
+                    + piece + " with other ranks"), r[0].stderr());
+        }
+    }
+
+    /** A small TreeSet of strings (java.util.Set.of is unordered for the message). */
+    static final class Set1 {
+        static TreeSet<String> of(String... s) {
+            return new TreeSet<>(List.of(s));
+        }
+    }
+
+    // ---- claims -------------------------------------------------------------------------------
+
+    /** A JVM that keeps running until its stdin closes; its worker's line already read. */
+    record Held(Process process, String cpus, Path stderr) {
+        void close() throws Exception {
+            process.getOutputStream().close();
+            process.waitFor(20, TimeUnit.SECONDS);
+            process.destroyForcibly();
+        }
+    }
+
+    Held hold(List<String> jvmArgs, String... appArgs) throws Exception {
+        List<String> cmd = new ArrayList<>(List.of(java()));
+        cmd.addAll(jvmArgs);
+        cmd.addAll(List.of("-cp", classpath(), "io.qv4j.agent.it.apps.NodeApp"));
+        cmd.addAll(List.of(appArgs));
+        Path err = Files.createTempFile(tmp, "stderr", ".txt");
+        Process p = new ProcessBuilder(cmd).redirectError(err.toFile()).start();
+        BufferedReader in = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+        String line = in.readLine();
+        if (line == null) {
+            p.waitFor(10, TimeUnit.SECONDS);
+            throw new AssertionError("no output from " + cmd + ": " + Files.readString(err));
+        }
+        String cpus = line.contains("cpus=") ? line.substring(line.indexOf("cpus=") + 5) : line;
+        return new Held(p, cpus, err);
+    }
+
+    /** The test classes plus the jars of OpenHFT affinity, JNA and slf4j (the plain, unshaded classes). */
+    static String classpath() throws Exception {
+        List<String> cp = new ArrayList<>(List.of("target/test-classes"));
+        for (String c : List.of("net.openhft.affinity.AffinityLock", "com.sun.jna.Native", "com.sun.jna.platform.win32.Kernel32", "org.slf4j.Logger")) {
+            try {
+                cp.add(Path.of(Class.forName(c, false, NodeIT.class.getClassLoader()).getProtectionDomain().getCodeSource().getLocation().toURI()).toString());
+            } catch (ClassNotFoundException e) {
+                // not needed by every test
+            }
+        }
+        return String.join(File.pathSeparator, cp);
+    }
+
+    @Test
+    void separateJvmsClaimDifferentPusAndAKilledJvmsClaimsVanish() throws Exception {
+        Assumptions.assumeTrue(twoPus(), "this check expects 2 PUs, one core each");
+        Path dir = tmp.resolve("claims");
+        List<String> args = List.of(agent("split-at=core,color=packed,claims=node,claims-dir=" + dir));
+        Held a = hold(args, "hold");
+        Held b = null, c = null;
+        try {
+            b = hold(args, "hold");
+            assertEquals("0", a.cpus(), "first JVM: " + Files.readString(a.stderr()));
+            assertEquals("1", b.cpus(), "second JVM avoids the first one's PU: " + Files.readString(b.stderr()));
+            a.process().destroyForcibly(); // SIGKILL: no shutdown hook, the OS drops the lock
+            assertTrue(a.process().waitFor(20, TimeUnit.SECONDS));
+            assertTrue(Files.exists(dir.resolve("pu-0.lock")), "the stale file stays");
+            c = hold(args, "hold");
+            assertEquals("0", c.cpus(), "third JVM takes the freed PU: " + Files.readString(c.stderr()));
+            assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(dir)));
+        } finally {
+            a.close();
+            if (b != null) b.close();
+            if (c != null) c.close();
+        }
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void openHftLockOfAnotherJvmCountsAsAClaim() throws Exception {
+        Assumptions.assumeTrue(twoPus(), "this check expects 2 PUs");
+        Path tmpdir = Files.createDirectories(tmp.resolve("javatmp"));
+        Held h = hold(List.of("-Djava.io.tmpdir=" + tmpdir), "openhft", "1");
+        try {
+            assertEquals("locked 1", "locked " + h.cpus().replace("locked ", ""), Files.readString(h.stderr()));
+            assertTrue(Files.exists(tmpdir.resolve("cpu-1.lock")), "OpenHFT's lock file");
+            String before = Files.readString(Path.of("/proc/locks"));
+            Path report = tmp.resolve("report.json");
+            Jvm.Result r = Jvm.run(List.of(java(), "-Djava.io.tmpdir=" + tmpdir,
+                    agent("split-at=core,color=spread,report=" + report), "-cp", "target/test-classes", "io.qv4j.agent.it.apps.PoolApp", "fixed", "1"));
+            assertEquals(0, r.exitCode(), r.toString());
+            assertTrue(r.stdout().contains("thread pool-1-thread-1 tid="), r.toString());
+            assertTrue(r.stdout().strip().endsWith("cpus=0"), "worker on PU 0: " + r);
+            Map<String, Object> pool = pool(report, "pool-1");
+            assertEquals("0", pool.get("universe"), "planned on the PUs nobody holds: " + pool);
+            assertEquals(false, pool.get("sharesPus"));
+            // the holder still holds its lock: the agent never opened (and so never released) the file
+            String key = lockKey(tmpdir.resolve("cpu-1.lock"));
+            assertTrue(before.contains(key), before);
+            assertTrue(Files.readString(Path.of("/proc/locks")).contains(key));
+            // control: without the holder the same JVM plans on both PUs
+        } finally {
+            h.close();
+        }
+        Path report = tmp.resolve("report2.json");
+        Jvm.Result r = Jvm.run(List.of(java(), "-Djava.io.tmpdir=" + tmpdir,
+                agent("split-at=core,color=spread,report=" + report), "-cp", "target/test-classes", "io.qv4j.agent.it.apps.PoolApp", "fixed", "1"));
+        assertEquals(0, r.exitCode(), r.toString());
+        Map<String, Object> pool = pool(report, "pool-1");
+        assertEquals("0-1", pool.get("universe"), "no holder: the whole scope: " + pool);
+    }
+
+    @SuppressWarnings("unchecked")
+    static Map<String, Object> pool(Path report, String name) throws IOException {
+        for (Object p : (List<Object>) ((Map<String, Object>) Json.parse(Files.readString(report))).get("pools")) {
+            if (name.equals(((Map<String, Object>) p).get("name"))) return (Map<String, Object>) p;
+        }
+        throw new AssertionError("no pool " + name + " in " + Files.readString(report));
+    }
+
+    static String lockKey(Path f) throws IOException {
+        long dev = ((Number) Files.getAttribute(f, "unix:dev")).longValue();
+        long ino = ((Number) Files.getAttribute(f, "unix:ino")).longValue();
+        return String.format(" %02x:%02x:%d ", ((dev >>> 8) & 0xfff) | ((dev >>> 32) & ~0xfffL), (dev & 0xff) | ((dev >>> 12) & ~0xffL), ino);
+    }
+
+    // ---- hostile claims directories ------------------------------------------------------------
+
+    Jvm.Result claimsRun(Path dir) throws Exception {
+        return Jvm.run(List.of(java(), agent("claims=node,claims-dir=" + dir), "-cp", "target/test-classes",
+                "io.qv4j.agent.it.apps.PoolApp", "fixed", "1"));
+    }
+
+    static void refusedAndRan(Jvm.Result r, Path dir, String why) {
+        assertEquals(0, r.exitCode(), r.toString());
+        assertTrue(r.stdout().contains("thread pool-1-thread-1 tid="), "the application ran: " + r);
+        assertTrue(r.stderr().contains("qv: claims directory " + dir + " refused: " + why), r.stderr());
+        assertTrue(r.stderr().contains("; node-wide claims off (claims-dir= names another)"), r.stderr());
+    }
+
+    @Test
+    void plantedSymlinkIsRefusedAndItsTargetUntouched() throws Exception {
+        Path dir = Files.createDirectory(tmp.resolve("claims"), PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+        Path target = tmp.resolve("passwd-copy");
+        Files.writeString(target, "root:x:0:0:root:/root:/bin/bash\n");
+        Files.setLastModifiedTime(target, FileTime.fromMillis(1_000_000_000_000L));
+        for (int pu = 0; pu < 2; pu++) Files.createSymbolicLink(dir.resolve("pu-" + pu + ".lock"), target);
+        Jvm.Result r = claimsRun(dir);
+        refusedAndRan(r, dir, "it holds a symbolic link pu-");
+        assertEquals("root:x:0:0:root:/root:/bin/bash\n", Files.readString(target));
+        assertEquals(FileTime.fromMillis(1_000_000_000_000L), Files.getLastModifiedTime(target));
+        assertEquals("rw-r--r--", PosixFilePermissions.toString(Files.getPosixFilePermissions(target)));
+        assertTrue(Files.isSymbolicLink(dir.resolve("pu-0.lock")));
+    }
+
+    @Test
+    void symlinkedDirectoryIsRefused() throws Exception {
+        Path real = Files.createDirectory(tmp.resolve("real"), PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+        Path dir = Files.createSymbolicLink(tmp.resolve("claims"), real);
+        refusedAndRan(claimsRun(dir), dir, "it is a symbolic link");
+        try (var s = Files.list(real)) {
+            assertEquals(0, s.count(), "nothing made behind the link");
+        }
+    }
+
+    @Test
+    void worldWritableDirectoryIsRefused() throws Exception {
+        Path dir = Files.createDirectory(tmp.resolve("claims"));
+        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxrwxrwx"));
+        refusedAndRan(claimsRun(dir), dir, "it is writable by group or others (rwxrwxrwx)");
+        try (var s = Files.list(dir)) {
+            assertEquals(0, s.count(), "no lock file made");
+        }
+    }
+
+    @Test
+    void directoryOfAnotherUserIsRefused() throws Exception {
+        Assumptions.assumeTrue("root".equals(System.getProperty("user.name")), "needs root to chown the directory to nobody");
+        Path dir = Files.createDirectory(tmp.resolve("claims"), PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+        Process chown = new ProcessBuilder("chown", "nobody", dir.toString()).inheritIO().start();
+        Assumptions.assumeTrue(chown.waitFor() == 0, "chown nobody failed");
+        Jvm.Result r = claimsRun(dir);
+        refusedAndRan(r, dir, "it belongs to uid ");
+        try (var s = Files.list(dir)) {
+            assertEquals(0, s.count(), "no lock file made");
+        }
+        assertFalse(Files.isSymbolicLink(dir));
+        assertTrue(Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS));
+    }
+}

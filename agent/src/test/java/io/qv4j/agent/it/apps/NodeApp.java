@@ -1,0 +1,66 @@
+package io.qv4j.agent.it.apps;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+
+/**
+ * The application for the several-JVMs tests. Modes:
+ * <ul>
+ * <li>{@code threads}: one fixed pool of one thread runs a task, then every task of the process
+ * prints {@code task COMM tid=TID cpus=LIST} (kernel view from /proc/self/task/TID/status);</li>
+ * <li>{@code hold}: the pool's worker prints {@code thread NAME tid=TID cpus=LIST}, then the JVM waits
+ * until its stdin closes (or it is killed);</li>
+ * <li>{@code openhft CPU}: plain OpenHFT code locks CPU {@code CPU} with an {@code AffinityLock},
+ * prints {@code locked CPU}, and holds it until stdin closes.</li>
+ * </ul>
+ */
+public final class NodeApp {
+
+    public static void main(String[] args) throws Exception {
+        switch (args[0]) {
+            case "threads" -> {
+                ExecutorService pool = Executors.newFixedThreadPool(1);
+                pool.submit(() -> { }).get();
+                for (String line : tasks()) System.out.println(line);
+                pool.shutdown();
+            }
+            case "hold" -> {
+                ExecutorService pool = Executors.newFixedThreadPool(1);
+                String line = pool.submit(() -> "thread " + Thread.currentThread().getName() + " tid=" + PoolApp.tid()
+                        + " cpus=" + PoolApp.cpus("/proc/thread-self/status")).get();
+                System.out.println(line);
+                System.out.flush();
+                System.in.read();
+                pool.shutdown();
+            }
+            case "openhft" -> {
+                int cpu = Integer.parseInt(args[1]);
+                net.openhft.affinity.AffinityLock lock = net.openhft.affinity.AffinityLock.acquireLock(new int[] {cpu});
+                System.out.println("locked " + lock.cpuId());
+                System.out.flush();
+                System.in.read();
+                lock.release();
+            }
+            default -> throw new IllegalArgumentException(args[0]);
+        }
+        System.exit(0);
+    }
+
+    static java.util.List<String> tasks() throws IOException {
+        java.util.List<String> out = new java.util.ArrayList<>();
+        try (var s = Files.list(Path.of("/proc/self/task"))) {
+            for (Path task : (Iterable<Path>) s::iterator) {
+                try {
+                    String comm = Files.readString(task.resolve("comm")).strip().replace(' ', '_');
+                    out.add("task " + comm + " tid=" + task.getFileName() + " cpus=" + PoolApp.cpus(task + "/status"));
+                } catch (IOException e) {
+                    // the thread ended meanwhile
+                }
+            }
+        }
+        return out;
+    }
+}
