@@ -57,8 +57,9 @@ public final class AnnotationTransformer implements ClassFileTransformer {
 
     @Override
     public byte[] transform(ClassLoader loader, String className, Class<?> redefined, ProtectionDomain pd, byte[] bytes) {
-        if (loader == null || className == null || bytes == null || !mentions(bytes)) return null;
+        if (loader == null || className == null || bytes == null) return null;
         for (String s : SKIP) if (className.startsWith(s)) return null;
+        if (!mentions(bytes)) return null;
         try {
             byte[] out = instrument(bytes);
             if (out != null) instrumented++;
