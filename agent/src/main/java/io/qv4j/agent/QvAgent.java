@@ -16,6 +16,8 @@ import io.qv4j.agent.options.OptionsParser;
 import io.qv4j.agent.place.EnginePlanner;
 import io.qv4j.agent.place.Env;
 import io.qv4j.agent.place.Placer;
+import io.qv4j.agent.rules.AnnotationSupport;
+import io.qv4j.agent.rules.Rules;
 import io.qv4j.topology.Topology;
 import io.qv4j.topology.linux.SysfsReader;
 
@@ -58,8 +60,10 @@ public final class QvAgent {
     private static void start(String args, Instrumentation inst, boolean attached) {
         T0 = System.nanoTime();
         Options o;
+        Rules rules;
         try {
             o = OptionsParser.fromEnvironment(args);
+            rules = Rules.read(OptionsParser.configFile(args, System.getProperties(), System.getenv()));
         } catch (OptionException e) {
             boolean strict = OptionsParser.strictRequested(args, System.getProperties(), System.getenv());
             if (strict && !attached) {
@@ -81,6 +85,7 @@ public final class QvAgent {
         try {
             Log.verbose(o.verbose());
             Placer p = new Placer(o, new EnginePlanner(), WAIT_MILLIS);
+            p.rules(rules);
             Dispatcher d = new Dispatcher(p, attached);
             // No lambdas or indy string concatenation on the start-up path: each costs milliseconds cold.
             // The topology and the binding library load on another PU while the hooks go in.
@@ -96,6 +101,7 @@ public final class QvAgent {
             HookTransformer t = Boot.install(inst, d, attached);
             long tHooks = System.nanoTime();
             d.hooks(Class.forName(Boot.HOOKS, false, null));
+            AnnotationSupport.install(inst, p, o);
             placer = p;
             if (o.report() != null) {
                 Thread hook = new Thread(new Runnable() {
@@ -106,7 +112,7 @@ public final class QvAgent {
                 }, "qv-report");
                 Runtime.getRuntime().addShutdownHook(hook);
             }
-            Log.debug("premain " + (System.nanoTime() - T0) / 1000 + " us (options " + (tOpts - T0) / 1000 + " us, hooks " + (tHooks - tOpts) / 1000 + " us); agent on: " + o.policy() + ", bind=" + o.bind().name().toLowerCase(java.util.Locale.ROOT).replace('_', '-') + ", hooks " + t.done());
+            Log.debug("premain " + (System.nanoTime() - T0) / 1000 + " us (options " + (tOpts - T0) / 1000 + " us, hooks " + (tHooks - tOpts) / 1000 + " us); agent on: " + o.policy() + ", bind=" + o.bind().name().toLowerCase(java.util.Locale.ROOT).replace('_', '-') + ", hooks " + t.done() + (rules.isEmpty() ? "" : ", " + rules.list().size() + " rules"));
         } catch (Throwable t) {
             Log.info("agent disabled: " + t);
             if (o.strict() && !attached) {

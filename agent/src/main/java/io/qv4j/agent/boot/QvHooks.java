@@ -19,6 +19,8 @@ public final class QvHooks {
 
     /** Set by the agent; null = hooks do nothing. */
     public static volatile ObjIntConsumer<Object> handler;
+    /** Set by the agent for {@code @Placement}/{@code @Bind}: (value, id << 3 | op); null = do nothing. */
+    public static volatile ObjIntConsumer<Object> annotations;
     /** True while some running worker may still need placing (after attach): checked once per task. */
     public static volatile boolean catchUp;
 
@@ -53,6 +55,40 @@ public final class QvHooks {
     /** ThreadPoolExecutor.getTask, at enter: one volatile read per task. */
     public static void getTask(Object pool) {
         if (catchUp) call(pool, TASK);
+    }
+
+    /** Entry of a {@code @Placement} method (or a method of a {@code @Placement} class). */
+    public static void placementEnter(int id) {
+        annotation(null, id << 3);
+    }
+
+    /** Exit (normal or exceptional) of a {@code @Placement} method. */
+    public static void placementExit(int id) {
+        annotation(null, id << 3 | 1);
+    }
+
+    /** Entry of a {@code @Bind} method. */
+    public static void bindEnter(int id) {
+        annotation(null, id << 3 | 2);
+    }
+
+    /** Exit of a {@code @Bind} method. */
+    public static void bindExit(int id) {
+        annotation(null, id << 3 | 3);
+    }
+
+    /** A value is about to be stored into a {@code @Placement} field. */
+    public static void fieldSet(Object value, int id) {
+        annotation(value, id << 3 | 4);
+    }
+
+    private static void annotation(Object o, int code) {
+        try {
+            ObjIntConsumer<Object> h = annotations;
+            if (h != null) h.accept(o, code);
+        } catch (Throwable ignored) {
+            // never into application code
+        }
     }
 
     private static void call(Object o, int kind) {

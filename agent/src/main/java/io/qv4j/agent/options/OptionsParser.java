@@ -61,6 +61,14 @@ public final class OptionsParser {
         }
     }
 
+    /** The config file named by -D, the environment or the agent arguments (in that order), or null. */
+    public static String configFile(String agentArgs, Properties sys, Map<String, String> env) throws OptionException {
+        String s = sys.getProperty("qv.config");
+        if (s == null) s = env.get(envName("config"));
+        if (s == null) s = splitArgs(agentArgs).get("config");
+        return s == null || s.isBlank() ? null : s.strip();
+    }
+
     public static Options parse(String agentArgs, Properties sys, Map<String, String> env) throws OptionException {
         Map<String, String> args = splitArgs(agentArgs);
         Map<String, String> fromEnv = new LinkedHashMap<>();
@@ -121,6 +129,7 @@ public final class OptionsParser {
         }
         Map<String, String> out = new LinkedHashMap<>();
         for (String name : p.stringPropertyNames()) {
+            if (io.qv4j.agent.rules.Rules.isRuleKey(name)) continue; // read by Rules, with line numbers
             String key = name.startsWith("qv.") ? name.substring(3) : name;
             if (!KEYS.contains(key) || key.equals("config")) {
                 throw new OptionException("config=" + file + ": unknown key '" + name + "' (keys: "

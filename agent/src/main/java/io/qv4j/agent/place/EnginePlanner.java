@@ -1,12 +1,14 @@
 package io.qv4j.agent.place;
 
 import io.qv4j.agent.options.Options;
+import io.qv4j.agent.rules.Policy;
 import io.qv4j.api.Scope;
 import io.qv4j.api.Split;
 import io.qv4j.topology.CpuSet;
 import io.qv4j.topology.Topology;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 
@@ -15,10 +17,23 @@ public final class EnginePlanner implements Planner {
 
     @Override
     public Plan plan(Topology topology, CpuSet universe, Options policy, int tasks) {
+        return plan(topology, universe, Policy.Resolved.of(policy), tasks);
+    }
+
+    @Override
+    public Plan plan(Topology topology, CpuSet universe, Policy.Resolved policy, int tasks) {
         Scope scope = Scope.of(topology, universe);
         Split split = policy.split() > 0 ? scope.split(policy.split()) : scope.splitAt(policy.splitAt());
         List<CpuSet> out = new ArrayList<>(tasks);
-        for (Optional<Scope> s : split.tasks(tasks, policy.color())) out.add(s.map(Scope::cpuset).orElse(null));
+        List<Optional<Scope>> each;
+        if (policy.ordinal() >= 0) {
+            int[] ord = new int[tasks];
+            Arrays.fill(ord, policy.ordinal());
+            each = split.tasksByOrdinal(ord);
+        } else {
+            each = split.tasks(tasks, policy.color());
+        }
+        for (Optional<Scope> s : each) out.add(s.map(Scope::cpuset).orElse(null));
         return new Plan(split.pieces().size(), out);
     }
 }

@@ -4,6 +4,10 @@ import io.qv4j.agent.bind.Binder;
 import io.qv4j.agent.log.Log;
 import io.qv4j.agent.node.Claims;
 import io.qv4j.agent.options.Options;
+import io.qv4j.agent.rules.Annotations;
+import io.qv4j.agent.rules.Policy;
+import io.qv4j.agent.rules.Rule;
+import io.qv4j.agent.rules.Rules;
 import io.qv4j.api.HwType;
 import io.qv4j.topology.CpuSet;
 import io.qv4j.topology.HwObject;
@@ -42,6 +46,11 @@ public final class Placer {
         final String type;
         final Origin origin;
         final String creator;
+        /** {@code class#method} of the code that made the pool, for rules; null = unknown. */
+        String creatorKey;
+        /** From an annotation (at creation, or a field assignment), else from the matching rule; null = the options. */
+        Policy policy;
+        Rule rule;
         String name;
         boolean decided;
         boolean planned;
@@ -102,6 +111,8 @@ public final class Placer {
     private final Map<Thread, Object> pending = new IdentityHashMap<>();
     private int nextId = 1;
     private volatile Runnable onPending;
+    private volatile Rules rules = Rules.none();
+    private Map<String, CpuSet> weighted; // rule name -> its share of the JVM scope; under the lock
 
     public Placer(Options options, Planner planner, long waitMillis) {
         this.options = options;
@@ -119,6 +130,11 @@ public final class Placer {
             else re.append(Pattern.quote(String.valueOf(c)));
         }
         return Pattern.compile(re.toString());
+    }
+
+    /** The rules of the config file (before any pool is made). */
+    public void rules(Rules r) {
+        rules = r;
     }
 
     /** The environment is known: placement may begin. */
@@ -145,9 +161,26 @@ public final class Placer {
         }
         String[] creator = creator(pool);
         Origin origin = originOf(creator[0]);
+        Policy annotated = Annotations.current();
+        Annotations.created(pool);
         synchronized (lock) {
             if (find(pool) != null) return;
-            pools.add(new PoolInfo(nextId++, pool, origin, creator[1]));
+            PoolInfo p = new PoolInfo(nextId++, pool, origin, creator[1]);
+            p.creatorKey = creator.length > 2 ? creator[2] : null;
+            p.policy = annotated;
+            pools.add(p);
+        }
+    }
+
+    /** The pool was assigned to a {@code @Placement} field: that policy wins, if its workers have not started. */
+    public void annotate(Object pool, Policy policy) {
+        synchronized (lock) {
+            PoolInfo p = register(pool);
+            if (p.decided) {
+                Log.debug("pool " + p.name + ": " + policy.source() + " comes after its workers started: ignored");
+                return;
+            }
+            p.policy = policy;
         }
     }
 
@@ -192,7 +225,7 @@ public final class Placer {
             if (f.isEmpty()) return new String[] {null, "?"};
             StackWalker.StackFrame fr = f.get();
             return new String[] {fr.getClassName(), fr.getClassName() + "." + fr.getMethodName()
-                    + "(" + fr.getFileName() + ":" + fr.getLineNumber() + ")"};
+                    + "(" + fr.getFileName() + ":" + fr.getLineNumber() + ")", fr.getClassName() + "#" + fr.getMethodName()};
         } catch (Throwable t) {
             return new String[] {null, "?"};
         }
@@ -340,8 +373,18 @@ public final class Placer {
         Object pool = p.ref.get();
         boolean common = pool instanceof ForkJoinPool fj && fj == ForkJoinPool.commonPool();
         p.tasks = tasks(pool);
+        if (p.policy == null) {
+            p.rule = rules.match(first.getName(), p.type, p.creatorKey, common);
+            if (p.rule != null) p.policy = p.rule.policy();
+        }
         if (options.bind() == Options.Bind.OFF) {
             p.reason = "bind=off";
+        } else if (madeByQvExecutors(pool)) {
+            p.policy = null;
+            p.reason = "placed by QvExecutors";
+        } else if (p.policy != null && p.origin != Origin.AGENT) {
+            p.pinned = true;
+            p.reason = p.policy.source();
         } else if (common) {
             p.pinned = options.commonPool();
             p.reason = options.commonPool() ? "common pool (common-pool=on)" : "common pool (common-pool=off)";
@@ -359,6 +402,18 @@ public final class Placer {
                 case UNKNOWN -> "pool of unknown origin";
             };
         }
+        if (Log.isVerbose()) {
+            Log.debug("pool " + p.name + ": " + (p.pinned && p.policy != null ? resolved(p) + " from " + p.policy.source()
+                    : p.pinned ? resolved(p) + " from the options (" + p.reason + ")" : "not pinned (" + p.reason + ")"));
+        }
+    }
+
+    private Policy.Resolved resolved(PoolInfo p) {
+        return p.policy == null ? Policy.Resolved.of(options) : p.policy.resolve(options);
+    }
+
+    private static boolean madeByQvExecutors(Object pool) {
+        return pool instanceof ThreadPoolExecutor t && t.getThreadFactory().getClass().getName().startsWith("io.qv4j.api.QvExecutors");
     }
 
     /** Where a pinned pool's workers go, once the environment is known. Under the lock. */
@@ -382,6 +437,20 @@ public final class Placer {
     private void plan(PoolInfo p, Env e, CpuSet others, int attempt) {
         Claims node = e.node() == null ? null : e.node().claims();
         if (others == null) others = node == null ? CpuSet.empty() : node.others(e.jvm());
+        Policy.Resolved policy = resolved(p);
+        if (p.rule != null && p.rule.weighted()) {
+            CpuSet share = weightedShare(p.rule, e);
+            if (share != null) {
+                try {
+                    Planner.Plan plan = planner.plan(e.topology(), share, policy, p.tasks);
+                    p.universe = share.toString();
+                    slots(p, plan, e, others, others, attempt);
+                    return;
+                } catch (RuntimeException ex) {
+                    Log.once("plan:" + ex, "cannot place pool " + p.name + " on its weighted share " + share + " (" + ex + "): planning on the JVM scope");
+                }
+            }
+        }
         CpuSet claimed = others;
         for (PoolInfo o : pools) {
             if (o != p && o.pinned && o.slots != null && o.alive()) claimed = claimed.or(o.scope);
@@ -390,7 +459,7 @@ public final class Placer {
         Planner.Plan plan = null;
         if (!claimed.isEmpty() && !free.isEmpty()) {
             try {
-                plan = planner.plan(e.topology(), free, options, p.tasks);
+                plan = planner.plan(e.topology(), free, policy, p.tasks);
                 if (plan.pieces() < p.tasks) plan = null;
                 else p.universe = free.toString();
             } catch (RuntimeException ex) {
@@ -399,7 +468,7 @@ public final class Placer {
         }
         if (plan == null) {
             try {
-                plan = planner.plan(e.topology(), e.jvm(), options, p.tasks);
+                plan = planner.plan(e.topology(), e.jvm(), policy, p.tasks);
                 p.universe = e.jvm().toString();
             } catch (RuntimeException | LinkageError ex) {
                 p.pinned = false;
@@ -408,6 +477,31 @@ public final class Placer {
                 return;
             }
         }
+        slots(p, plan, e, claimed, others, attempt);
+    }
+
+    /** The share of the JVM scope of each weighted rule, in rule order ({@code splitWeighted}). Under the lock. */
+    private CpuSet weightedShare(Rule r, Env e) {
+        if (weighted == null) {
+            weighted = new LinkedHashMap<>();
+            List<Rule> ws = new ArrayList<>();
+            for (Rule x : rules.list()) if (x.weighted()) ws.add(x);
+            double[] w = new double[ws.size()];
+            for (int i = 0; i < w.length; i++) w[i] = ws.get(i).weight();
+            try {
+                List<io.qv4j.api.Scope> pieces = io.qv4j.api.Scope.of(e.topology(), e.jvm()).splitWeighted(w).pieces();
+                for (int i = 0; i < ws.size() && i < pieces.size(); i++) weighted.put(ws.get(i).name(), pieces.get(i).cpuset());
+                Log.debug("weighted rules: " + weighted);
+            } catch (RuntimeException ex) {
+                Log.once("weights", "cannot split the JVM scope " + e.jvm() + " by the rules' weights (" + ex.getMessage() + "): weights ignored");
+            }
+        }
+        return weighted.get(r.name());
+    }
+
+    /** Fills the pool's slots from a plan and claims them node-wide; {@code claimed}: PUs taken by others. */
+    private void slots(PoolInfo p, Planner.Plan plan, Env e, CpuSet claimed, CpuSet others, int attempt) {
+        Claims node = e.node() == null ? null : e.node().claims();
         p.slots = new CpuSet[p.tasks];
         p.owners = new Thread[p.tasks];
         CpuSet union = CpuSet.empty();
@@ -490,6 +584,8 @@ public final class Placer {
                 m.put("creator", p.creator);
                 m.put("pinned", p.pinned);
                 m.put("reason", p.reason);
+                m.put("policy", p.decided && p.pinned ? resolved(p).toString() : null);
+                m.put("rule", p.rule == null ? null : p.rule.name());
                 m.put("tasks", p.decided ? p.tasks : null);
                 m.put("universe", p.universe);
                 m.put("scope", p.scope == null ? null : p.scope.toString());

@@ -1,6 +1,7 @@
 package io.qv4j.agent.place;
 
 import io.qv4j.agent.options.Options;
+import io.qv4j.agent.rules.Policy;
 import io.qv4j.topology.CpuSet;
 import io.qv4j.topology.Topology;
 
@@ -17,4 +18,7 @@ public interface Planner {
     }
 
     Plan plan(Topology topology, CpuSet universe, Options policy, int tasks);
+
+    /** The same for a pool's own policy (a rule or an annotation resolved against the options). */
+    Plan plan(Topology topology, CpuSet universe, Policy.Resolved policy, int tasks);
 }

@@ -1,0 +1,98 @@
+package io.qv4j.agent.platform;
+
+import io.qv4j.agent.bind.AffinityBinder;
+import io.qv4j.agent.bind.Binder;
+import io.qv4j.agent.bind.NativeAffinity;
+import io.qv4j.api.Binding;
+import io.qv4j.api.Platform;
+import io.qv4j.topology.CpuSet;
+import io.qv4j.topology.Topology;
+import io.qv4j.topology.linux.SysfsReader;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * The real {@link Platform}, found by {@code ServiceLoader} wherever the agent jar is on the class
+ * path (as {@code -javaagent} or plain {@code -cp}): the live machine from sysfs, binding through
+ * the agent's JNI library, else OpenHFT affinity. The topology is read once.
+ */
+public final class LivePlatform implements Platform {
+
+    private volatile Topology topology;
+    private volatile Binder binder;
+
+    /** For ServiceLoader. */
+    public LivePlatform() {
+    }
+
+    @Override
+    public Topology discover() {
+        Topology t = topology;
+        if (t == null) {
+            synchronized (this) {
+                if (topology == null) {
+                    topology = SysfsReader.live();
+                }
+                t = topology;
+            }
+        }
+        return t;
+    }
+
+    private Binder binder() {
+        Binder b = binder;
+        if (b == null) {
+            synchronized (this) {
+                if (binder == null) {
+                    Binder fast = NativeAffinity.load();
+                    binder = fast != null ? fast : AffinityBinder.create();
+                }
+                b = binder;
+            }
+        }
+        return b;
+    }
+
+    @Override
+    public Binding bind(CpuSet cpus) {
+        CpuSet previous = currentBinding();
+        Binder b = binder();
+        if (!b.bind(cpus)) throw new IllegalStateException("cannot bind the thread to " + cpus + " (" + b.describe() + ")");
+        Thread owner = Thread.currentThread();
+        return new Binding() {
+            @Override
+            public CpuSet cpuset() {
+                return cpus;
+            }
+
+            @Override
+            public void close() {
+                try {
+                    if (Thread.currentThread() == owner && previous != null) b.bind(previous);
+                } catch (Throwable ignored) {
+                    // never throws
+                }
+            }
+        };
+    }
+
+    @Override
+    public CpuSet currentBinding() {
+        try {
+            binder();
+            CpuSet c = NativeAffinity.affinity(0);
+            if (c != null) return c;
+        } catch (Throwable notLoaded) {
+            // JNI library not in use: /proc
+        }
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/thread-self/status"))) {
+                if (line.startsWith("Cpus_allowed_list:")) return CpuSet.parse(line.substring(18).strip());
+            }
+        } catch (Throwable t) {
+            // below
+        }
+        return discover().allowed();
+    }
+}

@@ -1,0 +1,22 @@
+package io.qv4j.agent.rules;
+
+import io.qv4j.agent.inst.Boot;
+import io.qv4j.agent.options.Options;
+import io.qv4j.agent.place.Placer;
+
+import java.lang.instrument.Instrumentation;
+
+/** Turns on {@code @Placement}/{@code @Bind}: the handler in the boot hooks, then the transformer. */
+public final class AnnotationSupport {
+
+    private AnnotationSupport() {
+    }
+
+    public static AnnotationTransformer install(Instrumentation inst, Placer p, Options o) throws ReflectiveOperationException {
+        Class<?> hooks = Class.forName(Boot.HOOKS, false, null);
+        hooks.getField("annotations").set(null, new Annotations(p, o));
+        AnnotationTransformer t = new AnnotationTransformer(Boot.HOOKS.replace('.', '/'));
+        inst.addTransformer(t, false);
+        return t;
+    }
+}

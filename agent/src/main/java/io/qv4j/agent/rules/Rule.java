@@ -1,0 +1,39 @@
+package io.qv4j.agent.rules;
+
+import java.util.regex.Pattern;
+
+/**
+ * A named rule of the config file: what it matches (every given match key must match) and its policy.
+ *
+ * @param thread     glob on the name of the pool's first worker; null = any
+ * @param poolClass  glob on the pool's class name; null = any
+ * @param creator    glob on {@code class#method} of the code that made the pool; null = any
+ * @param commonPool true: the rule may match the common ForkJoinPool (and pins it); false: never
+ * @param weight     the rule's share of the JVM scope (its pools are planned on that share); NaN = none
+ */
+public record Rule(String name, String where, Pattern thread, Pattern poolClass, Pattern creator,
+                   boolean commonPool, Policy policy, double weight) {
+
+    public boolean matches(String threadName, String cls, String creatorClassMethod, boolean common) {
+        if (common && !commonPool) return false;
+        if (thread == null && poolClass == null && creator == null) return common; // only "common-pool=on"
+        if (thread != null && (threadName == null || !thread.matcher(threadName).matches())) return false;
+        if (poolClass != null && (cls == null || !poolClass.matcher(cls).matches())) return false;
+        return creator == null || (creatorClassMethod != null && creator.matcher(creatorClassMethod).matches());
+    }
+
+    public boolean weighted() {
+        return !Double.isNaN(weight);
+    }
+
+    /** A glob: {@code *} any run of characters, {@code ?} one character, the rest literal. */
+    static Pattern glob(String g) {
+        StringBuilder re = new StringBuilder();
+        for (char c : g.toCharArray()) {
+            if (c == '*') re.append(".*");
+            else if (c == '?') re.append('.');
+            else re.append(Pattern.quote(String.valueOf(c)));
+        }
+        return Pattern.compile(re.toString());
+    }
+}

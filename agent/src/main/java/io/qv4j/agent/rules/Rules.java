@@ -1,0 +1,247 @@
+package io.qv4j.agent.rules;
+
+import io.qv4j.agent.options.OptionException;
+import io.qv4j.api.Color;
+import io.qv4j.api.HwType;
+
+import java.io.IOException;
+import java.io.Reader;
+import java.io.StringReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+import java.util.regex.Pattern;
+
+/**
+ * The rules of the config file ({@code config=FILE}, the same properties file as the options):
+ * <pre>
+ * rule.io.match.thread   = io-*
+ * rule.io.split-at       = core
+ * rule.io.color          = packed
+ * rule.compute.match.creator = com.acme.Solver#start*
+ * rule.compute.split-at  = numa
+ * rule.compute.weight    = 3
+ * </pre>
+ * Rules are tried in the order their names first appear in the file; the first whose match keys
+ * all match wins. Errors name {@code file:line}.
+ */
+public final class Rules {
+
+    public static final List<String> MATCH_KEYS = List.of("match.thread", "match.class", "match.creator");
+    public static final List<String> POLICY_KEYS = List.of("split-at", "split", "color", "common-pool", "weight");
+    private static final String SPLIT_AT = "machine, package, die, numa, l3, l2, l1, core, pu";
+
+    private final List<Rule> rules;
+
+    private Rules(List<Rule> rules) {
+        this.rules = List.copyOf(rules);
+    }
+
+    public static Rules none() {
+        return new Rules(List.of());
+    }
+
+    public List<Rule> list() {
+        return rules;
+    }
+
+    public boolean isEmpty() {
+        return rules.isEmpty();
+    }
+
+    /** True for a key of the config file that belongs to the rules ({@code rule.} or {@code qv.rule.}). */
+    public static boolean isRuleKey(String key) {
+        return key.startsWith("rule.") || key.startsWith("qv.rule.");
+    }
+
+    /** The first rule matching a pool, or null. */
+    public Rule match(String thread, String cls, String creatorClassMethod, boolean common) {
+        for (Rule r : rules) if (r.matches(thread, cls, creatorClassMethod, common)) return r;
+        return null;
+    }
+
+    /** The rules of a config file; none when {@code file} is null or has no {@code rule.} keys. */
+    public static Rules read(String file) throws OptionException {
+        if (file == null || file.isBlank()) return none();
+        String text;
+        try {
+            text = Files.readString(Path.of(file.strip()), StandardCharsets.UTF_8);
+        } catch (IOException | RuntimeException e) {
+            throw new OptionException("config=" + file + ": cannot read the file (" + e.getClass().getSimpleName()
+                    + (e.getMessage() == null ? "" : ": " + e.getMessage()) + ")");
+        }
+        return parse(file.strip(), text);
+    }
+
+    static Rules parse(String file, String text) throws OptionException {
+        Properties p = new Properties();
+        try (Reader r = new StringReader(text)) {
+            p.load(r);
+        } catch (IOException | RuntimeException e) {
+            throw new OptionException("config=" + file + ": cannot read the file (" + e + ")");
+        }
+        Map<String, Integer> lines = keyLines(text);
+        // rule name → (key → value), names in order of first appearance
+        Map<String, Map<String, String>> byName = new LinkedHashMap<>();
+        List<String> keys = new ArrayList<>(lines.keySet());
+        for (String k : keys) {
+            if (!isRuleKey(k) || !p.containsKey(k)) continue;
+            String rest = k.startsWith("qv.") ? k.substring(8) : k.substring(5);
+            int dot = rest.indexOf('.');
+            String where = file + ":" + lines.get(k);
+            if (dot <= 0) throw new OptionException("config=" + where + ": bad key '" + k + "' (a rule key is rule.NAME.KEY, KEY one of "
+                    + String.join(", ", MATCH_KEYS) + ", " + String.join(", ", POLICY_KEYS) + ")");
+            String name = rest.substring(0, dot);
+            String key = rest.substring(dot + 1);
+            if (!MATCH_KEYS.contains(key) && !POLICY_KEYS.contains(key)) {
+                throw new OptionException("config=" + where + ": rule " + name + ": unknown key '" + key + "' (keys: "
+                        + String.join(", ", MATCH_KEYS) + ", " + String.join(", ", POLICY_KEYS) + ")");
+            }
+            byName.computeIfAbsent(name, n -> new LinkedHashMap<>()).put(key, p.getProperty(k).strip());
+        }
+        List<Rule> out = new ArrayList<>();
+        for (Map.Entry<String, Map<String, String>> e : byName.entrySet()) {
+            out.add(rule(file, lines, e.getKey(), e.getValue()));
+        }
+        return new Rules(out);
+    }
+
+    private static Rule rule(String file, Map<String, Integer> lines, String name, Map<String, String> m) throws OptionException {
+        Pattern thread = null;
+        Pattern cls = null;
+        Pattern creator = null;
+        HwType splitAt = null;
+        int split = 0;
+        Color color = null;
+        int ordinal = -1;
+        boolean common = false;
+        double weight = Double.NaN;
+        int first = Integer.MAX_VALUE;
+        for (Map.Entry<String, String> e : m.entrySet()) {
+            String key = e.getKey();
+            String v = e.getValue();
+            int line = line(lines, name, key);
+            first = Math.min(first, line);
+            String where = "config=" + file + ":" + line + ": rule " + name + ": ";
+            switch (key) {
+                case "match.thread" -> thread = glob(where, key, v, "a thread-name glob such as io-*");
+                case "match.class" -> cls = glob(where, key, v, "a pool class glob such as java.util.concurrent.ForkJoinPool or com.acme.*Pool");
+                case "match.creator" -> creator = glob(where, key, v.indexOf('#') < 0 ? v + "#*" : v, "com.acme.Cls#method, globs allowed");
+                case "split-at" -> {
+                    try {
+                        splitAt = HwType.parse(v);
+                    } catch (IllegalArgumentException x) {
+                        splitAt = null;
+                    }
+                    if (splitAt == null || splitAt.isDevice()) throw bad(where, key, v, SPLIT_AT);
+                }
+                case "split" -> {
+                    try {
+                        split = Integer.parseInt(v);
+                    } catch (NumberFormatException x) {
+                        split = -1;
+                    }
+                    if (split < 1 || split > 65536) throw bad(where, key, v, "a number of pieces, 1 to 65536");
+                }
+                case "color" -> {
+                    switch (v.toLowerCase(Locale.ROOT)) {
+                        case "auto" -> color = Color.AUTO;
+                        case "packed" -> color = Color.PACKED;
+                        case "spread" -> color = Color.SPREAD;
+                        default -> {
+                            try {
+                                ordinal = Integer.parseInt(v);
+                            } catch (NumberFormatException x) {
+                                ordinal = -1;
+                            }
+                            if (ordinal < 0) throw bad(where, key, v, "auto, packed, spread, or a piece number 0, 1, ...");
+                        }
+                    }
+                }
+                case "common-pool" -> {
+                    switch (v.toLowerCase(Locale.ROOT)) {
+                        case "true", "on", "yes", "1" -> common = true;
+                        case "false", "off", "no", "0" -> common = false;
+                        default -> throw bad(where, key, v, "true, false, on, off");
+                    }
+                }
+                case "weight" -> {
+                    try {
+                        weight = Double.parseDouble(v);
+                    } catch (NumberFormatException x) {
+                        weight = -1;
+                    }
+                    if (!(weight > 0) || Double.isInfinite(weight)) throw bad(where, key, v, "a positive number, the rule's share of the JVM's PUs");
+                }
+                default -> throw new IllegalStateException(key);
+            }
+        }
+        String where = file + ":" + first;
+        if (thread == null && cls == null && creator == null && !common) {
+            throw new OptionException("config=" + where + ": rule " + name + " matches nothing (give match.thread, match.class, match.creator or common-pool=on)");
+        }
+        return new Rule(name, where, thread, cls, creator, common, new Policy(splitAt, split, color, ordinal, "rule " + name + " (" + where + ")"), weight);
+    }
+
+    private static int line(Map<String, Integer> lines, String name, String key) {
+        Integer l = lines.get("rule." + name + "." + key);
+        if (l == null) l = lines.get("qv.rule." + name + "." + key);
+        return l == null ? 0 : l;
+    }
+
+    private static Pattern glob(String where, String key, String v, String allowed) throws OptionException {
+        if (v.isBlank()) throw bad(where, key, v, allowed);
+        return Rule.glob(v);
+    }
+
+    private static OptionException bad(String where, String key, String value, String allowed) {
+        return new OptionException(where + "bad value " + key + "=" + value + " (allowed: " + allowed + ")");
+    }
+
+    /**
+     * Each key's line (1-based; the last occurrence, as {@link Properties} keeps the last value),
+     * in order of first appearance. Handles comments, blank lines and continuation lines; keys with
+     * escapes are taken as written.
+     */
+    static Map<String, Integer> keyLines(String text) {
+        Map<String, Integer> out = new LinkedHashMap<>();
+        String[] ls = text.split("\r\n|\r|\n", -1);
+        boolean continued = false;
+        for (int i = 0; i < ls.length; i++) {
+            String line = ls[i];
+            boolean wasContinued = continued;
+            continued = endsWithOddBackslashes(line);
+            if (wasContinued) continue;
+            String s = line.stripLeading();
+            if (s.isEmpty() || s.charAt(0) == '#' || s.charAt(0) == '!') {
+                continued = false;
+                continue;
+            }
+            int end = 0;
+            while (end < s.length()) {
+                char c = s.charAt(end);
+                if (c == '\\') {
+                    end += 2;
+                    continue;
+                }
+                if (c == '=' || c == ':' || Character.isWhitespace(c)) break;
+                end++;
+            }
+            String key = s.substring(0, Math.min(end, s.length()));
+            out.put(key, i + 1);
+        }
+        return out;
+    }
+
+    private static boolean endsWithOddBackslashes(String line) {
+        int n = 0;
+        for (int i = line.length() - 1; i >= 0 && line.charAt(i) == '\\'; i--) n++;
+        return n % 2 == 1;
+    }
+}
