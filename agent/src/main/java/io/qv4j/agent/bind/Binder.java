@@ -21,6 +21,24 @@ public interface Binder {
         }
     }
 
+    /** The calling thread's kernel mask: from the JNI library when it is loaded, else {@code /proc}; null when unknown. */
+    static CpuSet currentMask() {
+        try {
+            CpuSet c = NativeAffinity.affinity(0);
+            if (c != null) return c;
+        } catch (Throwable notLoaded) {
+            // the JNI library is not in use: read /proc
+        }
+        try {
+            for (String line : java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/thread-self/status"))) {
+                if (line.startsWith("Cpus_allowed_list:")) return CpuSet.parse(line.substring(18).strip());
+            }
+        } catch (Throwable t) {
+            // unknown
+        }
+        return null;
+    }
+
     /** Binds nothing: bind=off, bind=dry-run, or native binding unavailable. */
     Binder NONE = new Binder() {
         @Override

@@ -119,17 +119,7 @@ public final class Placer {
         this.planner = planner;
         this.waitMillis = waitMillis;
         this.wantTid = options.verbose() || options.report() != null;
-        for (String g : options.pools()) globs.add(glob(g));
-    }
-
-    static Pattern glob(String g) {
-        StringBuilder re = new StringBuilder();
-        for (char c : g.toCharArray()) {
-            if (c == '*') re.append(".*");
-            else if (c == '?') re.append('.');
-            else re.append(Pattern.quote(String.valueOf(c)));
-        }
-        return Pattern.compile(re.toString());
+        for (String g : options.pools()) globs.add(io.qv4j.agent.rules.Rule.glob(g));
     }
 
     /** The rules of the config file (before any pool is made). */

@@ -9,8 +9,6 @@ import io.qv4j.topology.CpuSet;
 import io.qv4j.topology.Topology;
 import io.qv4j.topology.linux.SysfsReader;
 
-import java.nio.file.Files;
-import java.nio.file.Path;
 
 /**
  * The real {@link Platform}, found by {@code ServiceLoader} wherever the agent jar is on the class
@@ -79,20 +77,9 @@ public final class LivePlatform implements Platform {
 
     @Override
     public CpuSet currentBinding() {
-        try {
-            binder();
-            CpuSet c = NativeAffinity.affinity(0);
-            if (c != null) return c;
-        } catch (Throwable notLoaded) {
-            // JNI library not in use: /proc
-        }
-        try {
-            for (String line : Files.readAllLines(Path.of("/proc/thread-self/status"))) {
-                if (line.startsWith("Cpus_allowed_list:")) return CpuSet.parse(line.substring(18).strip());
-            }
-        } catch (Throwable t) {
-            // below
-        }
+        binder(); // loads the JNI library when there is one
+        CpuSet c = Binder.currentMask();
+        if (c != null) return c;
         return discover().allowed();
     }
 }

@@ -12,13 +12,10 @@ import io.qv4j.topology.CpuSet;
 import java.lang.ref.WeakReference;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.function.ObjIntConsumer;
@@ -203,24 +200,6 @@ public final class Annotations implements ObjIntConsumer<Object> {
                 return;
             }
         }
-    }
-
-    /** The calling thread's kernel mask. */
-    static CpuSet currentMask() {
-        try {
-            CpuSet c = NativeAffinity.affinity(0);
-            if (c != null) return c;
-        } catch (Throwable notLoaded) {
-            // the JNI library is not in use: read /proc
-        }
-        try {
-            for (String line : Files.readAllLines(Path.of("/proc/thread-self/status"))) {
-                if (line.startsWith("Cpus_allowed_list:")) return CpuSet.parse(line.substring(18).strip());
-            }
-        } catch (Throwable t) {
-            // unknown
-        }
-        return null;
     }
 
     /** Waits up to 3 s for the agent's background start-up. */

@@ -61,7 +61,7 @@ final class BindSite {
             holders[slot]++;
             cpus = pieces[slot];
         }
-        CpuSet prev = Annotations.currentMask();
+        CpuSet prev = io.qv4j.agent.bind.Binder.currentMask();
         boolean bound = false;
         if (o.bind() == Options.Bind.ON && prev != null) bound = e.binder().bind(cpus);
         if (Log.isVerbose()) {

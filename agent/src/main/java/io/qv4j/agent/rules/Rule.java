@@ -27,7 +27,7 @@ public record Rule(String name, String where, Pattern thread, Pattern poolClass,
     }
 
     /** A glob: {@code *} any run of characters, {@code ?} one character, the rest literal. */
-    static Pattern glob(String g) {
+    public static Pattern glob(String g) {
         StringBuilder re = new StringBuilder();
         for (char c : g.toCharArray()) {
             if (c == '*') re.append(".*");
