@@ -166,7 +166,7 @@ public final class QvAgent {
             }
         }
         p.ready(new Env(topo, topo == null ? null : node != null ? node.jvm() : topo.allowed(), b, problem, node));
-        if (o.rebalance().on() && topo != null) rebalancer = Rebalancer.start(p, o.rebalance());
+        if (o.rebalance() != null && o.rebalance().on() && topo != null) rebalancer = Rebalancer.start(p, o.rebalance());
         Log.debug("ready " + (System.nanoTime() - T0) / 1000 + " us after premain began (topology " + (tTopo - tStart) / 1000 + " us)");
     }
 

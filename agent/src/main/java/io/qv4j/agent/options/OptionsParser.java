@@ -210,7 +210,7 @@ public final class OptionsParser {
             }
         }
         return new Options(enabled, strict, splitAt, split, color, pools, commonPool, bind, topology, verbose, report,
-                node(m), RebalanceOptions.parse(m));
+                node(m), m.containsKey("rebalance") || m.containsKey("rebalance-threshold") ? RebalanceOptions.parse(m) : null);
     }
 
     /** The keys of {@link NodeOptions}. */

@@ -206,6 +206,7 @@ public final class Rebalancer implements Runnable {
 
     private void record(List<Member> members, double[] loads, Env e) {
         Map<String, Object> h = new LinkedHashMap<>();
+        h.put("time", java.time.Instant.now().toString());
         h.put("millis", (System.nanoTime() - t0) / 1_000_000);
         h.put("period", periods);
         List<Object> ps = new ArrayList<>();

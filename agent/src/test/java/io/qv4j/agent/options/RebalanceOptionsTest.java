@@ -7,19 +7,21 @@ import java.util.Properties;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class RebalanceOptionsTest {
 
     static RebalanceOptions parse(String args) throws OptionException {
-        return OptionsParser.parse(args, new Properties(), Map.of()).rebalance();
+        RebalanceOptions r = OptionsParser.parse(args, new Properties(), Map.of()).rebalance();
+        return r == null ? RebalanceOptions.OFF : r;
     }
 
     @Test
     void offByDefault() throws Exception {
-        assertSame(RebalanceOptions.OFF, parse(""));
+        assertNull(OptionsParser.parse("", new Properties(), Map.of()).rebalance(), "off: nothing parsed, nothing loaded");
+        assertNull(Options.defaults().rebalance());
         assertFalse(parse("").on());
         assertFalse(parse("rebalance=off").on());
         assertFalse(parse("rebalance=0").on());
