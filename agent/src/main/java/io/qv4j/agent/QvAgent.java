@@ -16,6 +16,7 @@ import io.qv4j.agent.options.OptionsParser;
 import io.qv4j.agent.place.EnginePlanner;
 import io.qv4j.agent.place.Env;
 import io.qv4j.agent.place.Placer;
+import io.qv4j.agent.place.Rebalancer;
 import io.qv4j.agent.rules.AnnotationSupport;
 import io.qv4j.agent.rules.Rules;
 import io.qv4j.topology.Topology;
@@ -39,6 +40,7 @@ public final class QvAgent {
     static final long WAIT_MILLIS = 3000;
 
     private static volatile Placer placer;
+    private static volatile Rebalancer rebalancer;
     private static long T0;
 
     private QvAgent() {
@@ -170,6 +172,7 @@ public final class QvAgent {
             }
         }
         p.ready(new Env(topo, topo == null ? null : node != null ? node.jvm() : topo.allowed(), b, problem, node));
+        if (o.rebalance() != null && o.rebalance().on() && topo != null) rebalancer = Rebalancer.start(p, o.rebalance());
         Log.debug("ready " + (System.nanoTime() - T0) / 1000 + " us after premain began (topology " + (tTopo - tStart) / 1000 + " us)");
     }
 
@@ -177,7 +180,10 @@ public final class QvAgent {
         try {
             Path target = Path.of(file).toAbsolutePath();
             Path tmp = target.resolveSibling(target.getFileName() + ".tmp");
-            Files.writeString(tmp, Json.write(p.snapshot()), StandardCharsets.UTF_8);
+            java.util.Map<String, Object> snapshot = p.snapshot();
+            Rebalancer r = rebalancer;
+            if (r != null) snapshot.put("rebalance", r.report());
+            Files.writeString(tmp, Json.write(snapshot), StandardCharsets.UTF_8);
             Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
         } catch (Throwable t) {
             Log.info("cannot write the report " + file + ": " + t);

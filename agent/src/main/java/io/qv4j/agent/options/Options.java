@@ -20,16 +20,23 @@ import java.util.List;
  * @param verbose    one stderr line per pinned thread
  * @param report     a JSON report written at exit; null = none
  * @param node       several JVMs on one node: local rank, claims, quota
+ * @param rebalance  load-proportional re-splits of the JVM scope among pinned pools: period and threshold; null = off (the default: not even its class is loaded)
  */
 public record Options(boolean enabled, boolean strict, HwType splitAt, int split, Color color, List<String> pools,
                       boolean commonPool, Bind bind, String topology, boolean verbose, String report,
-                      NodeOptions node) {
+                      NodeOptions node, RebalanceOptions rebalance) {
 
     public enum Bind { ON, OFF, DRY_RUN }
 
     public static Options defaults() {
         return new Options(true, false, HwType.CORE, 0, Color.SPREAD, List.of(), false, Bind.ON, null, false, null,
-                NodeOptions.defaults());
+                NodeOptions.defaults(), null);
+    }
+
+    /** Without rebalancing (off). */
+    public Options(boolean enabled, boolean strict, HwType splitAt, int split, Color color, List<String> pools,
+                   boolean commonPool, Bind bind, String topology, boolean verbose, String report, NodeOptions node) {
+        this(enabled, strict, splitAt, split, color, pools, commonPool, bind, topology, verbose, report, node, null);
     }
 
     /** {@code split-at=core color=spread}: the policy in words, for logs and the report. */

@@ -27,7 +27,8 @@ public final class OptionsParser {
     /** Every key, in the order the README lists them. */
     public static final List<String> KEYS = List.of("enabled", "strict", "split-at", "split", "color", "pools",
             "common-pool", "bind", "topology", "verbose", "report",
-            "local-rank", "rank-split-at", "claims", "claims-dir", "respect-quota", "config");
+            "local-rank", "rank-split-at", "claims", "claims-dir", "respect-quota",
+            "rebalance", "rebalance-threshold", "config");
 
     private static final String BOOLEANS = "true, false, on, off";
     private static final String SPLIT_AT = "machine, package, die, numa, l3, l2, l1, core, pu";
@@ -218,7 +219,7 @@ public final class OptionsParser {
             }
         }
         return new Options(enabled, strict, splitAt, split, color, pools, commonPool, bind, topology, verbose, report,
-                node(m));
+                node(m), m.containsKey("rebalance") || m.containsKey("rebalance-threshold") ? RebalanceOptions.parse(m) : null);
     }
 
     /** The keys of {@link NodeOptions}. */

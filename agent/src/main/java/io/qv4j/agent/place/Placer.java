@@ -90,6 +90,8 @@ public final class Placer {
         long tid = -1;
         /** What placing this worker cost on its own thread (bookkeeping + bind), for the report and benchmarks. */
         long startNanos = -1;
+        /** How often a rebalance moved it ({@link Rebalancer}). */
+        int rebinds;
 
         ThreadInfo(String name, PoolInfo pool) {
             this.name = name;
@@ -275,6 +277,7 @@ public final class Placer {
     public void catchUp(Object pool, Thread t, boolean attached) {
         Env e = env;
         if (e == null) return;
+        if (!moves.isEmpty() && Rebalancer.rebind(this, t, e)) return;
         synchronized (lock) {
             boolean was = pending.remove(t) != null;
             if (!was && (!attached || threads.containsKey(t))) return;
@@ -294,7 +297,7 @@ public final class Placer {
 
     public boolean anyPending() {
         synchronized (lock) {
-            return !pending.isEmpty();
+            return !pending.isEmpty() || !moves.isEmpty();
         }
     }
 
@@ -347,6 +350,7 @@ public final class Placer {
     public void workerExit(Object pool, Thread t) {
         synchronized (lock) {
             pending.remove(t);
+            moves.remove(t);
             ThreadInfo ti = threads.remove(t);
             if (ti == null) return;
             PoolInfo p = ti.pool;
@@ -546,6 +550,39 @@ public final class Placer {
         return "pus " + cpus;
     }
 
+    // ---- for the Rebalancer ---------------------------------------------------------------------
+
+    /** Workers whose slot moved in a rebalance: their new cpuset, applied on their own thread at their next task. */
+    final Map<Thread, CpuSet> moves = new java.util.concurrent.ConcurrentHashMap<>();
+
+    Object lock() {
+        return lock;
+    }
+
+    /** Under {@link #lock()}. */
+    List<PoolInfo> pools() {
+        return pools;
+    }
+
+    /** Under {@link #lock()}. */
+    Map<Thread, ThreadInfo> threads() {
+        return threads;
+    }
+
+    Planner planner() {
+        return planner;
+    }
+
+    Options options() {
+        return options;
+    }
+
+    /** Turns the per-task catch-up on (workers have somewhere new to go). */
+    void requestCatchUp() {
+        Runnable r = onPending;
+        if (r != null) r.run();
+    }
+
     // ---- report -------------------------------------------------------------------------------
 
     /** Pools, threads, slots and cpusets as JSON-ready maps. */
@@ -604,6 +641,7 @@ public final class Placer {
                     t.put("bound", ti.bound);
                     t.put("exited", ti.exited);
                     t.put("startMicros", ti.startNanos < 0 ? null : ti.startNanos / 1000.0);
+                    if (ti.rebinds > 0) t.put("rebinds", ti.rebinds);
                     ths.add(t);
                 }
                 m.put("threads", ths);

@@ -109,9 +109,81 @@ public final class PoolApp {
                 } while (System.nanoTime() < end && SEEN.values().stream().anyMatch(l -> l.matches(".*cpus=.*[-,].*")));
                 pool.shutdown();
             }
+            case "rebalance" -> {
+                // args: A-threads B-threads busy(b|ab) millis [until-moved]
+                rebalance(n, Integer.parseInt(args[2]), args[3], Long.parseLong(args[4]), args.length > 5 && args[5].equals("until-moved"));
+                return;
+            }
             default -> throw new IllegalArgumentException(mode);
         }
         new TreeMap<>(SEEN).forEach((k, v) -> System.out.println(v));
+    }
+
+    private static final Map<String, List<String>> HISTORY = new ConcurrentHashMap<>();
+
+    /**
+     * Two fixed pools, {@code a} (made first) and {@code b}; the busy ones run tasks that spin for
+     * 20 ms, so each worker passes {@code getTask} (the agent's catch-up point) 50 times a second.
+     * Every task appends its thread's Cpus_allowed_list to the thread's history when it changed.
+     * Runs for {@code millis}, or with {@code untilMoved} until every b worker has moved and all
+     * of them are on the same PUs. Prints {@code history NAME L1>L2>...} per thread.
+     */
+    private static void rebalance(int na, int nb, String busy, long millis, boolean untilMoved) throws Exception {
+        ExecutorService a = Executors.newFixedThreadPool(na, named("a"));
+        ExecutorService b = Executors.newFixedThreadPool(nb, named("b"));
+        spin(a, na, 0);
+        spin(b, nb, 0);
+        long end = System.nanoTime() + millis * 1_000_000L;
+        while (System.nanoTime() < end) {
+            List<java.util.concurrent.Future<?>> fs = new ArrayList<>();
+            if (busy.contains("a")) fs.addAll(spin(a, na, 20));
+            if (busy.contains("b")) fs.addAll(spin(b, nb, 20));
+            for (var f : fs) f.get();
+            if (untilMoved && moved(nb)) break;
+        }
+        a.shutdown();
+        b.shutdown();
+        new TreeMap<>(HISTORY).forEach((k, v) -> System.out.println("history " + k + " " + String.join(">", v)));
+    }
+
+    private static boolean moved(int nb) {
+        java.util.Set<String> last = new java.util.HashSet<>();
+        for (int i = 1; i <= nb; i++) {
+            List<String> h = HISTORY.get("b-" + i);
+            if (h == null) return false;
+            last.add(h.get(h.size() - 1));
+        }
+        if (last.size() != 1) return false;
+        for (int i = 1; i <= nb; i++) if (HISTORY.get("b-" + i).size() > 1) return true;
+        return false;
+    }
+
+    private static java.util.concurrent.ThreadFactory named(String prefix) {
+        int[] k = {0};
+        return r -> new Thread(r, prefix + "-" + (++k[0]));
+    }
+
+    private static List<java.util.concurrent.Future<?>> spin(ExecutorService pool, int n, long millis) throws InterruptedException {
+        List<java.util.concurrent.Future<?>> fs = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            fs.add(pool.submit(() -> {
+                String cpus = cpus("/proc/thread-self/status");
+                List<String> h = HISTORY.computeIfAbsent(Thread.currentThread().getName(), k -> new java.util.concurrent.CopyOnWriteArrayList<>());
+                if (h.isEmpty() || !h.get(h.size() - 1).equals(cpus)) h.add(cpus);
+                long stop = System.nanoTime() + millis * 1_000_000L;
+                long x = 0;
+                while (System.nanoTime() < stop) x += x * 31 + 7;
+                return x;
+            }));
+        }
+        if (millis == 0) for (var f : fs) {
+            try {
+                f.get();
+            } catch (java.util.concurrent.ExecutionException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+        return fs;
     }
 
     private static void runAll(ExecutorService pool, int n) throws InterruptedException {
