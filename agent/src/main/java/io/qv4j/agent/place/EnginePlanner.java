@@ -9,11 +9,30 @@ import io.qv4j.topology.Topology;
 
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
-/** The split engine of the api module: {@code Scope.of(t, universe).splitAt(type).tasks(T, color)}. */
+/**
+ * The split engine of the api module: {@code Scope.of(t, universe).splitAt(type).tasks(T, color)}.
+ * Plans are pure functions of their inputs, so the last few are remembered: applications that
+ * make pools of the same shape again and again pay for planning once.
+ */
 public final class EnginePlanner implements Planner {
+
+    private record Key(Topology topology, CpuSet universe, Policy.Resolved policy, int tasks) {
+    }
+
+    private static final int REMEMBERED = 64;
+
+    private final Map<Key, Plan> recent = new LinkedHashMap<>(16, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<Key, Plan> eldest) {
+            return size() > REMEMBERED;
+        }
+    };
 
     @Override
     public Plan plan(Topology topology, CpuSet universe, Options policy, int tasks) {
@@ -22,6 +41,19 @@ public final class EnginePlanner implements Planner {
 
     @Override
     public Plan plan(Topology topology, CpuSet universe, Policy.Resolved policy, int tasks) {
+        Key key = new Key(topology, universe, policy, tasks);
+        synchronized (recent) {
+            Plan known = recent.get(key);
+            if (known != null) return known;
+        }
+        Plan plan = compute(topology, universe, policy, tasks);
+        synchronized (recent) {
+            recent.put(key, plan);
+        }
+        return plan;
+    }
+
+    private static Plan compute(Topology topology, CpuSet universe, Policy.Resolved policy, int tasks) {
         Scope scope = Scope.of(topology, universe);
         Split split = policy.split() > 0 ? scope.split(policy.split()) : scope.splitAt(policy.splitAt());
         List<CpuSet> out = new ArrayList<>(tasks);
@@ -34,6 +66,6 @@ public final class EnginePlanner implements Planner {
             each = split.tasks(tasks, policy.color());
         }
         for (Optional<Scope> s : each) out.add(s.map(Scope::cpuset).orElse(null));
-        return new Plan(split.pieces().size(), out);
+        return new Plan(split.pieces().size(), Collections.unmodifiableList(out));
     }
 }

@@ -21,6 +21,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.WeakHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ForkJoinPool;
@@ -99,6 +100,9 @@ public final class Placer {
         }
     }
 
+    /** Shut-down pools kept in the registry for the report. */
+    static final int DEAD_POOLS_KEPT = 64;
+
     private final Options options;
     private final Planner planner;
     private final List<Pattern> globs = new ArrayList<>();
@@ -108,7 +112,11 @@ public final class Placer {
     private final boolean wantTid;
 
     private final Object lock = new Object();
-    private final List<PoolInfo> pools = new ArrayList<>();
+    private final List<PoolInfo> pools = new ArrayList<>(); // creation order, for planning and the report
+    // lookup by pool identity; weak, so a pool the application drops can be collected (pools do
+    // not override equals/hashCode). PoolInfo holds its pool only through a WeakReference.
+    private final Map<Object, PoolInfo> byPool = new WeakHashMap<>();
+    private int pruneAt = 2 * DEAD_POOLS_KEPT;
     private final Map<Thread, ThreadInfo> threads = new IdentityHashMap<>();
     private final Map<Thread, Object> pending = new IdentityHashMap<>();
     private int nextId = 1;
@@ -160,7 +168,7 @@ public final class Placer {
             PoolInfo p = new PoolInfo(nextId++, pool, origin, creator[1]);
             p.creatorKey = creator.length > 2 ? creator[2] : null;
             p.policy = annotated;
-            pools.add(p);
+            add(p, pool);
         }
     }
 
@@ -223,14 +231,36 @@ public final class Placer {
         }
     }
 
+    /** Under the lock. */
     private PoolInfo find(Object pool) {
-        for (Iterator<PoolInfo> it = pools.iterator(); it.hasNext(); ) {
-            PoolInfo p = it.next();
-            Object o = p.ref.get();
-            if (o == pool) return p;
-            if (o == null && p.threads.isEmpty()) it.remove();
+        return byPool.get(pool);
+    }
+
+    /**
+     * Registers a pool. Applications that make short-lived pools would otherwise grow the registry
+     * (and every lookup) without end: pools that are gone — collected, or shut down with no live
+     * worker — are dropped, oldest first, keeping the last {@value #DEAD_POOLS_KEPT} for the report.
+     * Under the lock; amortized O(1).
+     */
+    private void add(PoolInfo p, Object pool) {
+        pools.add(p);
+        byPool.put(pool, p);
+        if (pools.size() <= pruneAt) return;
+        int drop = -DEAD_POOLS_KEPT;
+        for (PoolInfo x : pools) if (gone(x)) drop++;
+        for (Iterator<PoolInfo> it = pools.iterator(); it.hasNext() && drop > 0; ) {
+            if (gone(it.next())) {
+                it.remove();
+                drop--;
+            }
         }
-        return null;
+        pruneAt = Math.max(2 * DEAD_POOLS_KEPT, 2 * pools.size());
+    }
+
+    private static boolean gone(PoolInfo p) {
+        if (p.alive()) return false;
+        for (ThreadInfo t : p.threads) if (!t.exited) return false;
+        return true;
     }
 
     // ---- workers ------------------------------------------------------------------------------
@@ -305,7 +335,7 @@ public final class Placer {
         PoolInfo p = find(pool);
         if (p == null) {
             p = new PoolInfo(nextId++, pool, Origin.UNKNOWN, "? (made before the agent started)");
-            pools.add(p);
+            add(p, pool);
         }
         return p;
     }
