@@ -46,7 +46,7 @@ public final class Placer {
         final WeakReference<Object> ref;
         final String type;
         final Origin origin;
-        final String creator;
+        final Creator creator;
         /** {@code class#method} of the code that made the pool, for rules; null = unknown. */
         String creatorKey;
         /** From an annotation (at creation, or a field assignment), else from the matching rule; null = the options. */
@@ -66,7 +66,7 @@ public final class Placer {
         int started;
         final List<ThreadInfo> threads = new ArrayList<>();
 
-        PoolInfo(int id, Object pool, Origin origin, String creator) {
+        PoolInfo(int id, Object pool, Origin origin, Creator creator) {
             this.id = id;
             this.ref = new WeakReference<>(pool);
             this.type = pool.getClass().getName();
@@ -159,14 +159,14 @@ public final class Placer {
         synchronized (lock) {
             if (find(pool) != null) return;
         }
-        String[] creator = creator(pool);
-        Origin origin = originOf(creator[0]);
+        Creator creator = creator(pool);
+        Origin origin = originOf(creator.className());
         Policy annotated = Annotations.current();
         Annotations.created(pool);
         synchronized (lock) {
             if (find(pool) != null) return;
-            PoolInfo p = new PoolInfo(nextId++, pool, origin, creator[1]);
-            p.creatorKey = creator.length > 2 ? creator[2] : null;
+            PoolInfo p = new PoolInfo(nextId++, pool, origin, creator);
+            p.creatorKey = creator.key();
             p.policy = annotated;
             add(p, pool);
         }
@@ -202,32 +202,45 @@ public final class Placer {
         "io.qv4j.shaded."};
 
     /** The frame that made the pool: above the hooks, the pool's own constructors and Executors. */
-    static String[] creator(Object pool) {
+    /**
+     * Where a pool was made: the first frame below the hook, the pool's own constructors and
+     * {@code Executors}. File and line are resolved only when a report or a verbose line asks:
+     * resolving them costs more than the walk.
+     */
+    record Creator(String className, String key, StackWalker.StackFrame frame, String fixed) {
+
+        static final Creator UNKNOWN = new Creator(null, null, null, "?");
+        static final Creator UNKNOWN_BEFORE_AGENT = new Creator(null, null, null, "? (made before the agent started)");
+
+        String text() {
+            return frame == null ? fixed
+                    : className + "." + frame.getMethodName() + "(" + frame.getFileName() + ":" + frame.getLineNumber() + ")";
+        }
+    }
+
+    static Creator creator(Object pool) {
         try {
             StackWalker w = StackWalker.getInstance(StackWalker.Option.RETAIN_CLASS_REFERENCE);
-            Optional<StackWalker.StackFrame> f = w.walk(new java.util.function.Function<java.util.stream.Stream<StackWalker.StackFrame>, Optional<StackWalker.StackFrame>>() {
+            StackWalker.StackFrame fr = w.walk(new java.util.function.Function<java.util.stream.Stream<StackWalker.StackFrame>, StackWalker.StackFrame>() {
                 @Override
-                public Optional<StackWalker.StackFrame> apply(java.util.stream.Stream<StackWalker.StackFrame> s) {
+                public StackWalker.StackFrame apply(java.util.stream.Stream<StackWalker.StackFrame> s) {
                     boolean above = true;
                     for (Iterator<StackWalker.StackFrame> it = s.iterator(); it.hasNext(); ) {
-                        StackWalker.StackFrame fr = it.next();
-                        String c = fr.getClassName();
+                        StackWalker.StackFrame f = it.next();
+                        String c = f.getClassName();
                         if (above && (c.startsWith("io.qv4j.agent.place.") || c.startsWith("io.qv4j.agent.inst.")
                                 || c.equals("java.util.concurrent.QvHooks"))) continue;
                         above = false;
-                        if ((fr.getMethodName().equals("<init>") && fr.getDeclaringClass().isInstance(pool))
+                        if ((f.getMethodName().equals("<init>") && f.getDeclaringClass().isInstance(pool))
                                 || c.startsWith("java.util.concurrent.Executors")) continue;
-                        return Optional.of(fr);
+                        return f;
                     }
-                    return Optional.empty();
+                    return null;
                 }
             });
-            if (f.isEmpty()) return new String[] {null, "?"};
-            StackWalker.StackFrame fr = f.get();
-            return new String[] {fr.getClassName(), fr.getClassName() + "." + fr.getMethodName()
-                    + "(" + fr.getFileName() + ":" + fr.getLineNumber() + ")", fr.getClassName() + "#" + fr.getMethodName()};
+            return fr == null ? Creator.UNKNOWN : new Creator(fr.getClassName(), fr.getClassName() + "#" + fr.getMethodName(), fr, null);
         } catch (Throwable t) {
-            return new String[] {null, "?"};
+            return Creator.UNKNOWN;
         }
     }
 
@@ -334,7 +347,7 @@ public final class Placer {
     private PoolInfo register(Object pool) {
         PoolInfo p = find(pool);
         if (p == null) {
-            p = new PoolInfo(nextId++, pool, Origin.UNKNOWN, "? (made before the agent started)");
+            p = new PoolInfo(nextId++, pool, Origin.UNKNOWN, Creator.UNKNOWN_BEFORE_AGENT);
             add(p, pool);
         }
         return p;
@@ -638,7 +651,7 @@ public final class Placer {
                 m.put("name", p.name);
                 m.put("class", p.type);
                 m.put("origin", p.origin.name().toLowerCase(java.util.Locale.ROOT));
-                m.put("creator", p.creator);
+                m.put("creator", p.creator.text());
                 m.put("pinned", p.pinned);
                 m.put("reason", p.reason);
                 m.put("policy", p.decided && p.pinned ? resolved(p).toString() : null);
