@@ -54,9 +54,18 @@ public final class EnginePlanner implements Planner {
     }
 
     private static Plan compute(Topology topology, CpuSet universe, Policy.Resolved policy, int tasks) {
+        Split split = split(topology, universe, policy);
+        return new Plan(split.pieces().size(), Collections.unmodifiableList(perTask(split, policy, tasks)));
+    }
+
+    /** The pieces a policy cuts {@code universe} into. */
+    public static Split split(Topology topology, CpuSet universe, Policy.Resolved policy) {
         Scope scope = Scope.of(topology, universe);
-        Split split = policy.split() > 0 ? scope.split(policy.split()) : scope.splitAt(policy.splitAt());
-        List<CpuSet> out = new ArrayList<>(tasks);
+        return policy.split() > 0 ? scope.split(policy.split()) : scope.splitAt(policy.splitAt());
+    }
+
+    /** Each of {@code tasks} tasks' cpuset under the policy's color or ordinal (null: none). */
+    public static List<CpuSet> perTask(Split split, Policy.Resolved policy, int tasks) {
         List<Optional<Scope>> each;
         if (policy.ordinal() >= 0) {
             int[] ord = new int[tasks];
@@ -65,7 +74,8 @@ public final class EnginePlanner implements Planner {
         } else {
             each = split.tasks(tasks, policy.color());
         }
+        List<CpuSet> out = new ArrayList<>(tasks);
         for (Optional<Scope> s : each) out.add(s.map(Scope::cpuset).orElse(null));
-        return new Plan(split.pieces().size(), Collections.unmodifiableList(out));
+        return out;
     }
 }

@@ -3,6 +3,7 @@ package io.qv4j.agent.rules;
 import io.qv4j.agent.bind.NativeAffinity;
 import io.qv4j.agent.log.Log;
 import io.qv4j.agent.options.Options;
+import io.qv4j.agent.place.EnginePlanner;
 import io.qv4j.agent.place.Env;
 import io.qv4j.agent.place.Placer;
 import io.qv4j.api.Scope;
@@ -15,7 +16,6 @@ import java.lang.reflect.Modifier;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.function.ObjIntConsumer;
@@ -221,19 +221,7 @@ public final class Annotations implements ObjIntConsumer<Object> {
 
     /** The pieces a policy cuts the JVM scope into, and which piece each of {@code n} callers gets. */
     static CpuSet[] plan(Env e, Policy.Resolved r) {
-        Scope scope = Scope.of(e.topology(), e.jvm());
-        Split split = r.split() > 0 ? scope.split(r.split()) : scope.splitAt(r.splitAt());
-        int n = split.pieces().size();
-        List<Optional<Scope>> tasks;
-        if (r.ordinal() >= 0) {
-            int[] ord = new int[n];
-            Arrays.fill(ord, r.ordinal());
-            tasks = split.tasksByOrdinal(ord);
-        } else {
-            tasks = split.tasks(n, r.color());
-        }
-        CpuSet[] out = new CpuSet[n];
-        for (int i = 0; i < n; i++) out[i] = tasks.get(i).map(Scope::cpuset).orElse(null);
-        return out;
+        Split split = EnginePlanner.split(e.topology(), e.jvm(), r);
+        return EnginePlanner.perTask(split, r, split.pieces().size()).toArray(new CpuSet[0]);
     }
 }
