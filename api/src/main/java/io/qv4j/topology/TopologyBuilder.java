@@ -183,12 +183,29 @@ public final class TopologyBuilder {
         }
     };
 
-    /** GPUs then NICs; GPUs by PCI id, NICs by name. */
+    /** Interface names with their trailing number compared as a number: {@code nic2} before {@code nic10}. */
+    static int byName(String a, String b) {
+        int i = digitsFrom(a), j = digitsFrom(b);
+        int c = a.substring(0, i).compareTo(b.substring(0, j));
+        if (c != 0 || i == a.length() || j == b.length() || a.length() - i > 9 || b.length() - j > 9) {
+            return c != 0 ? c : a.compareTo(b);
+        }
+        c = Integer.compare(Integer.parseInt(a.substring(i)), Integer.parseInt(b.substring(j)));
+        return c != 0 ? c : a.compareTo(b);
+    }
+
+    private static int digitsFrom(String s) {
+        int i = s.length();
+        while (i > 0 && Character.isDigit(s.charAt(i - 1))) i--;
+        return i;
+    }
+
+    /** GPUs then NICs; GPUs by PCI id, NICs by name (trailing numbers in numeric order). */
     private static final Comparator<Device> DEVICE_ORDER = new Comparator<>() {
         @Override
         public int compare(Device a, Device b) {
             int c = a.type().compareTo(b.type());
-            if (c == 0) c = a.type() == HwType.NIC ? a.name().compareTo(b.name()) : a.pci().compareTo(b.pci());
+            if (c == 0) c = a.type() == HwType.NIC ? byName(a.name(), b.name()) : a.pci().compareTo(b.pci());
             return c != 0 ? c : a.pci().compareTo(b.pci());
         }
     };

@@ -118,4 +118,13 @@ class TopologyBuilderTest {
         assertEquals(4096, t.objects(HwType.CORE).size());
         assertEquals(8191, t.pus().get(8191).osIndex());
     }
+
+    @Test
+    void nicsSortByNameWithTrailingNumbersInNumericOrder() {
+        TopologyBuilder b = twoPackages();
+        for (String n : List.of("nic10", "nic2", "eth1", "nic1", "ib0")) {
+            b.device(new Device(HwType.NIC, "", n, CpuSet.range(0, 7)));
+        }
+        assertEquals(List.of("eth1", "ib0", "nic1", "nic2", "nic10"), b.build().devices(HwType.NIC).stream().map(Device::name).toList());
+    }
 }
