@@ -144,9 +144,32 @@ public final class Claims {
         return dir;
     }
 
-    /** PUs of {@code within} that another JVM claims, or that an OpenHFT lock file held by a live process (this one too) covers. */
+    /**
+     * PUs of {@code within} that another JVM claims, or that an OpenHFT lock file held by a live
+     * process (this one too) covers. When only observing, an answer is reused for
+     * {@value #OBSERVE_TTL_MILLIS} ms: applications that make many short-lived pools would
+     * otherwise read {@code /proc/locks} for each one. (Taking claims is exact: a lost race is
+     * seen by {@link #claim} and re-planned.)
+     */
     public synchronized CpuSet others(CpuSet within) {
         if (within.isEmpty()) return CpuSet.empty();
+        long now = System.nanoTime();
+        if (!take && within.equals(observedWithin) && now - observedAt < OBSERVE_TTL_MILLIS * 1_000_000L) return observed;
+        CpuSet out = othersNow(within);
+        if (!take) {
+            observedWithin = within;
+            observed = out;
+            observedAt = now;
+        }
+        return out;
+    }
+
+    static final long OBSERVE_TTL_MILLIS = 100;
+    private CpuSet observedWithin;
+    private CpuSet observed;
+    private long observedAt;
+
+    private CpuSet othersNow(CpuSet within) {
         if (!take && !checked && dir != null) {
             checked = true;
             try {

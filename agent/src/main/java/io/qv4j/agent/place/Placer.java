@@ -568,9 +568,12 @@ public final class Placer {
     }
 
     /** {@code pool-1-thread-3} → {@code pool-1}; {@code app-7} → {@code app}. */
+    private static final Pattern WORKER_SUFFIX = Pattern.compile("-(thread|worker)-\\d+$");
+    private static final Pattern NUMBER_SUFFIX = Pattern.compile("[-_ #]?\\d+$");
+
     static String poolName(String thread) {
-        String n = thread.replaceFirst("-(thread|worker)-\\d+$", "");
-        if (n.equals(thread)) n = thread.replaceFirst("[-_ #]?\\d+$", "");
+        String n = WORKER_SUFFIX.matcher(thread).replaceFirst("");
+        if (n.equals(thread)) n = NUMBER_SUFFIX.matcher(thread).replaceFirst("");
         return n.isEmpty() ? thread : n;
     }
 
