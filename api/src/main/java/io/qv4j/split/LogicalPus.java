@@ -65,7 +65,11 @@ public final class LogicalPus {
     }
 
     public static LogicalPus of(Topology topology) {
-        return CACHE.computeIfAbsent(topology, LogicalPus::new);
+        LogicalPus known = CACHE.get(topology);
+        if (known != null) return known;
+        LogicalPus made = new LogicalPus(topology); // two racing threads may both build it: same value
+        CACHE.put(topology, made);
+        return made;
     }
 
     public int size() {
@@ -103,7 +107,7 @@ public final class LogicalPus {
         for (int p = cpus.first(); p >= 0 && p < logicalOfOs.length; p = cpus.next(p + 1)) {
             if (logicalOfOs[p] >= 0) marks.set(logicalOfOs[p]);
         }
-        return marks.stream().toArray();
+        return CpuSet.of(marks).toArray(); // a loop, not a stream: no bootstrap on the agent's first plan
     }
 
     /** The cpuset of {@code logical[from..to)}. */

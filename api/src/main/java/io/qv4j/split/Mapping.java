@@ -18,10 +18,14 @@ public record Mapping(int[] first, int[] end) {
 
     /** Ranks sorted by {@code (keys[rank], rank)}, as {@code MPI_Comm_split} orders a color's members. */
     public static int[] order(int[] keys) {
-        Integer[] ranks = new Integer[keys.length];
-        for (int i = 0; i < ranks.length; i++) ranks[i] = i;
-        Arrays.sort(ranks, (a, b) -> keys[a] != keys[b] ? Integer.compare(keys[a], keys[b]) : Integer.compare(a, b));
-        return Arrays.stream(ranks).mapToInt(Integer::intValue).toArray();
+        // key in the high half, rank in the low half: one primitive sort, no comparator (the agent
+        // plans its first pool in a cold JVM, where each lambda costs a bootstrap)
+        long[] packed = new long[keys.length];
+        for (int i = 0; i < keys.length; i++) packed[i] = ((long) keys[i] << 32) | i;
+        Arrays.sort(packed);
+        int[] ranks = new int[keys.length];
+        for (int i = 0; i < ranks.length; i++) ranks[i] = (int) packed[i];
+        return ranks;
     }
 
     private static Mapping onePieceEach(int[] piece) {

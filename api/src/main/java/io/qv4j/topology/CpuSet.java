@@ -178,7 +178,9 @@ public final class CpuSet implements Comparable<CpuSet> {
     }
 
     public int[] toArray() {
-        return bits.stream().toArray();
+        int[] out = new int[bits.cardinality()];
+        for (int i = 0, pu = bits.nextSetBit(0); pu >= 0; pu = bits.nextSetBit(pu + 1)) out[i++] = pu;
+        return out;
     }
 
     /** A copy as a {@link BitSet} (for binding APIs that take one). */

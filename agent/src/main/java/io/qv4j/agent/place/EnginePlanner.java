@@ -22,7 +22,36 @@ import java.util.Optional;
  */
 public final class EnginePlanner implements Planner {
 
-    private record Key(Topology topology, CpuSet universe, Policy.Resolved policy, int tasks) {
+    /**
+     * A plan's inputs. A class, not a record: a record's hashCode/equals bootstrap through
+     * invokedynamic, which costs milliseconds on the first pool of a cold JVM.
+     */
+    private static final class Key {
+        final Topology topology;
+        final CpuSet universe;
+        final Policy.Resolved policy;
+        final int tasks;
+
+        Key(Topology topology, CpuSet universe, Policy.Resolved policy, int tasks) {
+            this.topology = topology;
+            this.universe = universe;
+            this.policy = policy;
+            this.tasks = tasks;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            if (!(o instanceof Key k)) return false;
+            Policy.Resolved a = policy, b = k.policy;
+            return topology == k.topology && tasks == k.tasks && universe.equals(k.universe)
+                    && a.splitAt() == b.splitAt() && a.split() == b.split() && a.color() == b.color() && a.ordinal() == b.ordinal();
+        }
+
+        @Override
+        public int hashCode() {
+            return ((System.identityHashCode(topology) * 31 + universe.hashCode()) * 31 + tasks) * 31
+                    + policy.split() * 7 + policy.ordinal() + (policy.splitAt() == null ? 0 : policy.splitAt().ordinal() * 131);
+        }
     }
 
     private static final int REMEMBERED = 64;
@@ -75,7 +104,7 @@ public final class EnginePlanner implements Planner {
             each = split.tasks(tasks, policy.color());
         }
         List<CpuSet> out = new ArrayList<>(tasks);
-        for (Optional<Scope> s : each) out.add(s.map(Scope::cpuset).orElse(null));
+        for (Optional<Scope> s : each) out.add(s.isPresent() ? s.get().cpuset() : null);
         return out;
     }
 }
