@@ -8,7 +8,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -29,35 +28,13 @@ class AgentPlacementIT {
         return Jvm.javas();
     }
 
-    record Run(Jvm.Result result, Map<String, String> cpus, Map<String, Object> report) {
-    }
-
-    static Run app(Path java, List<String> prefix, List<String> jvmArgs, String agentArgs, String... appArgs) throws Exception {
-        Path report = Files.createTempFile("qv-report", ".json");
-        Files.delete(report);
-        List<String> cmd = new ArrayList<>(prefix);
-        cmd.add(java.toString());
-        if (!java.toString().contains("17")) cmd.add("--enable-native-access=ALL-UNNAMED");
-        cmd.addAll(jvmArgs);
-        if (agentArgs != null) cmd.add("-javaagent:" + Jvm.agentJar() + "=" + agentArgs + (agentArgs.isEmpty() ? "" : ",") + "report=" + report);
-        cmd.add("-cp");
-        cmd.add("target/test-classes");
-        cmd.add("io.qv4j.agent.it.apps.PoolApp");
-        cmd.addAll(List.of(appArgs));
-        Jvm.Result r = Jvm.run(cmd);
-        Map<String, String> cpus = new LinkedHashMap<>();
-        for (String line : r.stdout().split("\n")) {
-            String[] w = line.split(" ");
-            if (w.length == 4 && (w[0].equals("thread") || w[0].equals("task"))) cpus.put(w[1], w[3].substring(5));
-        }
-        @SuppressWarnings("unchecked")
-        Map<String, Object> rep = Files.exists(report) ? (Map<String, Object>) Json.parse(Files.readString(report)) : Map.of();
-        Files.deleteIfExists(report);
-        return new Run(r, cpus, rep);
+    static Jvm.App app(Path java, List<String> prefix, List<String> jvmArgs, String agentArgs, String... appArgs) throws Exception {
+        return Jvm.app(java, prefix, jvmArgs, agentArgs, List.of("target/test-classes"), "io.qv4j.agent.it.apps.PoolApp",
+                Set.of("thread", "task"), appArgs);
     }
 
     @SuppressWarnings("unchecked")
-    static Map<String, Object> reportThread(Run run, String name) {
+    static Map<String, Object> reportThread(Jvm.App run, String name) {
         for (Object p : (List<Object>) run.report().get("pools")) {
             for (Object t : (List<Object>) ((Map<String, Object>) p).get("threads")) {
                 if (name.equals(((Map<String, Object>) t).get("name"))) return (Map<String, Object>) t;
@@ -66,12 +43,12 @@ class AgentPlacementIT {
         throw new AssertionError("thread " + name + " not in the report: " + run.report());
     }
 
-    static void pinnedTo(Run run, String thread, String cpus) {
+    static void pinnedTo(Jvm.App run, String thread, String cpus) {
         assertEquals(cpus, run.cpus().get(thread), "kernel: " + run.result());
         assertEquals(cpus, reportThread(run, thread).get("cpuset"), "report");
     }
 
-    static void noStrays(Run run) {
+    static void noStrays(Jvm.App run) {
         for (String line : run.result().stderr().split("\n")) {
             if (!line.isBlank() && !line.startsWith("qv: ")) {
                 if (line.startsWith("Exception in thread \"victim") || line.startsWith("\tat ")) continue;
@@ -83,13 +60,13 @@ class AgentPlacementIT {
     @ParameterizedTest
     @MethodSource("javas")
     void c1FixedPoolSpreadAndPacked(Path java) throws Exception {
-        Run r = app(java, List.of(), List.of(), "split-at=core,color=spread", "fixed", "2");
+        Jvm.App r = app(java, List.of(), List.of(), "split-at=core,color=spread", "fixed", "2");
         Set<String> pus = new HashSet<>(List.of(r.cpus().get("pool-1-thread-1"), r.cpus().get("pool-1-thread-2")));
         assertEquals(Set.of("0", "1"), pus, r.result().toString());
         pinnedTo(r, "pool-1-thread-1", r.cpus().get("pool-1-thread-1"));
         pinnedTo(r, "pool-1-thread-2", r.cpus().get("pool-1-thread-2"));
         noStrays(r);
-        Run p = app(java, List.of(), List.of(), "split-at=core,color=packed", "fixed", "1");
+        Jvm.App p = app(java, List.of(), List.of(), "split-at=core,color=packed", "fixed", "1");
         pinnedTo(p, "pool-1-thread-1", "0");
     }
 
@@ -116,7 +93,7 @@ class AgentPlacementIT {
         List<String> jvmArgs = new ArrayList<>(List.of("-Djdk.attach.allowAttachSelf=true",
                 "-Dattach.agentJar=" + Jvm.agentJar(), "-Dattach.agentArgs=" + agentArgs + ",report=" + report));
         if (!java.toString().contains("17")) jvmArgs.add("-XX:+EnableDynamicAgentLoading");
-        Run r = app(java, List.of(), jvmArgs, null, "attach", "2", waitMillis);
+        Jvm.App r = app(java, List.of(), jvmArgs, null, "attach", "2", waitMillis);
         assertEquals(0, r.result().exitCode(), r.result().stderr());
         String json = Files.exists(report) ? Files.readString(report) : "";
         Files.deleteIfExists(report);
@@ -126,11 +103,11 @@ class AgentPlacementIT {
     @ParameterizedTest
     @MethodSource("javas")
     void c2ForkJoinAndCommonPool(Path java) throws Exception {
-        Run r = app(java, List.of(), List.of(), "split-at=core,color=spread", "fj", "2");
+        Jvm.App r = app(java, List.of(), List.of(), "split-at=core,color=spread", "fj", "2");
         assertEquals(Set.of("0", "1"), new HashSet<>(List.of(r.cpus().get("ForkJoinPool-1-worker-1"), r.cpus().get("ForkJoinPool-1-worker-2"))), r.result().toString());
         List<String> par = List.of("-Djava.util.concurrent.ForkJoinPool.common.parallelism=2");
-        Run on = app(java, List.of(), par, "split-at=core,common-pool=on", "stream");
-        Run off = app(java, List.of(), par, "split-at=core", "stream");
+        Jvm.App on = app(java, List.of(), par, "split-at=core,common-pool=on", "stream");
+        Jvm.App off = app(java, List.of(), par, "split-at=core", "stream");
         int pinned = 0;
         for (Map.Entry<String, String> e : on.cpus().entrySet()) {
             if (e.getKey().startsWith("ForkJoinPool.commonPool-worker")) {
@@ -145,7 +122,7 @@ class AgentPlacementIT {
     @ParameterizedTest
     @MethodSource("javas")
     void c3ReplacementTakesTheSameSlot(Path java) throws Exception {
-        Run r = app(java, List.of(), List.of(), "split-at=core,color=packed", "die");
+        Jvm.App r = app(java, List.of(), List.of(), "split-at=core,color=packed", "die");
         assertEquals("0", r.cpus().get("victim-1"), r.result().toString());
         pinnedTo(r, "victim-2", "0");
         assertEquals(0L, reportThread(r, "victim-2").get("slot"));
@@ -154,7 +131,7 @@ class AgentPlacementIT {
     @ParameterizedTest
     @MethodSource("javas")
     void c4CachedPoolBoundToThePoolScope(Path java) throws Exception {
-        Run r = app(java, List.of(), List.of(), "split-at=core", "cached", "2");
+        Jvm.App r = app(java, List.of(), List.of(), "split-at=core", "cached", "2");
         pinnedTo(r, "pool-1-thread-1", "0-1");
         pinnedTo(r, "pool-1-thread-2", "0-1");
         assertEquals(-1L, reportThread(r, "pool-1-thread-1").get("slot"));
@@ -163,7 +140,7 @@ class AgentPlacementIT {
     @ParameterizedTest
     @MethodSource("javas")
     void c5TwoPoolsGetDifferentPus(Path java) throws Exception {
-        Run r = app(java, List.of(), List.of(), "split-at=core,color=packed", "two");
+        Jvm.App r = app(java, List.of(), List.of(), "split-at=core,color=packed", "two");
         pinnedTo(r, "first-1", "0");
         pinnedTo(r, "second-1", "1");
     }
@@ -171,7 +148,7 @@ class AgentPlacementIT {
     @ParameterizedTest
     @MethodSource("javas")
     void c6JdkAndAgentThreadsUnpinned(Path java) throws Exception {
-        Run r = app(java, List.of(), List.of(), "split-at=core,color=packed", "reaper");
+        Jvm.App r = app(java, List.of(), List.of(), "split-at=core,color=packed", "reaper");
         pinnedTo(r, "pool-1-thread-1", "0");
         int seen = 0;
         for (Map.Entry<String, String> e : r.cpus().entrySet()) {
@@ -187,7 +164,7 @@ class AgentPlacementIT {
     @MethodSource("javas")
     @SuppressWarnings("unchecked")
     void c7DryRunOnASyntheticMachine(Path java) throws Exception {
-        Run r = app(java, List.of(), List.of(), "bind=dry-run,topology=package:2 core:4 pu:2,color=spread", "fixed", "3");
+        Jvm.App r = app(java, List.of(), List.of(), "bind=dry-run,topology=package:2 core:4 pu:2,color=spread", "fixed", "3");
         Set<String> pieces = new HashSet<>();
         for (int i = 1; i <= 3; i++) {
             assertEquals("0-1", r.cpus().get("pool-1-thread-" + i), "kernel: no binding");
@@ -199,7 +176,7 @@ class AgentPlacementIT {
     @ParameterizedTest
     @MethodSource("javas")
     void c8UnderTaskset(Path java) throws Exception {
-        Run r = app(java, List.of("taskset", "-c", "1"), List.of(), "split-at=core", "fixed", "2");
+        Jvm.App r = app(java, List.of("taskset", "-c", "1"), List.of(), "split-at=core", "fixed", "2");
         pinnedTo(r, "pool-1-thread-1", "1");
         pinnedTo(r, "pool-1-thread-2", "1");
     }
@@ -207,15 +184,15 @@ class AgentPlacementIT {
     @ParameterizedTest
     @MethodSource("javas")
     void c9BadOptionsLeaveTheAppAlone(Path java) throws Exception {
-        Run plain = app(java, List.of(), List.of(), null, "calc", "2");
+        Jvm.App plain = app(java, List.of(), List.of(), null, "calc", "2");
         for (String bad : List.of("colour=spread", "color=purple", "config=/nonexistent/qv.properties", "split=0", "bind=maybe")) {
-            Run r = app(java, List.of(), List.of(), bad, "calc", "2");
+            Jvm.App r = app(java, List.of(), List.of(), bad, "calc", "2");
             assertEquals(plain.result().stdout(), r.result().stdout(), bad);
             assertEquals(plain.result().exitCode(), r.result().exitCode(), bad);
             String[] lines = r.result().stderr().strip().split("\n");
             assertEquals(1, lines.length, r.result().stderr());
             assertTrue(lines[0].startsWith("qv: ") && lines[0].endsWith("agent disabled"), lines[0]);
-            Run strict = app(java, List.of(), List.of(), bad + ",strict=true", "calc", "2");
+            Jvm.App strict = app(java, List.of(), List.of(), bad + ",strict=true", "calc", "2");
             assertEquals(2, strict.result().exitCode(), bad);
             assertEquals("", strict.result().stdout());
             assertTrue(strict.result().stderr().startsWith("qv: "), strict.result().stderr());
@@ -225,7 +202,7 @@ class AgentPlacementIT {
     @ParameterizedTest
     @MethodSource("javas")
     void c10OnlyOurOwnLines(Path java) throws Exception {
-        Run r = app(java, List.of(), List.of(), "verbose=true", "fixed", "2");
+        Jvm.App r = app(java, List.of(), List.of(), "verbose=true", "fixed", "2");
         noStrays(r);
         assertFalse(r.result().stderr().contains("SLF4J"));
         assertNotEquals("", r.result().stderr());

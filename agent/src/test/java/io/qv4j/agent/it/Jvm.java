@@ -1,11 +1,17 @@
 package io.qv4j.agent.it;
 
+import io.qv4j.agent.cli.Json;
+
+import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
@@ -64,5 +70,42 @@ public final class Jvm {
         cmd.add(agentJar().toString());
         cmd.addAll(List.of(args));
         return run(cmd);
+    }
+
+    /**
+     * A forked test app: its result, each thread's kernel affinity as the app printed it (lines
+     * {@code KIND NAME tid=TID cpus=LIST}), and the agent's JSON report (empty without one).
+     */
+    public record App(Result result, Map<String, String> cpus, Map<String, Object> report) {
+    }
+
+    /**
+     * Runs {@code main} on {@code classpath} under {@code prefix} (e.g. {@code taskset -c 1}), with
+     * the agent and a report file unless {@code agentArgs} is null; lines whose first word is in
+     * {@code kinds} give the affinities.
+     */
+    public static App app(Path java, List<String> prefix, List<String> jvmArgs, String agentArgs, List<String> classpath,
+                          String main, Set<String> kinds, String... args) throws IOException, InterruptedException {
+        Path report = Files.createTempFile("qv-report", ".json");
+        Files.delete(report);
+        List<String> cmd = new ArrayList<>(prefix);
+        cmd.add(java.toString());
+        if (!java.toString().contains("17")) cmd.add("--enable-native-access=ALL-UNNAMED");
+        cmd.addAll(jvmArgs);
+        if (agentArgs != null) cmd.add("-javaagent:" + agentJar() + "=" + agentArgs + (agentArgs.isEmpty() ? "" : ",") + "report=" + report);
+        cmd.add("-cp");
+        cmd.add(String.join(File.pathSeparator, classpath));
+        cmd.add(main);
+        cmd.addAll(List.of(args));
+        Result r = run(cmd);
+        Map<String, String> cpus = new LinkedHashMap<>();
+        for (String line : r.stdout().split("\n")) {
+            String[] w = line.split(" ");
+            if (w.length == 4 && kinds.contains(w[0]) && w[3].startsWith("cpus=")) cpus.put(w[1], w[3].substring(5));
+        }
+        @SuppressWarnings("unchecked")
+        Map<String, Object> rep = Files.exists(report) ? (Map<String, Object>) Json.parse(Files.readString(report)) : Map.of();
+        Files.deleteIfExists(report);
+        return new App(r, cpus, rep);
     }
 }

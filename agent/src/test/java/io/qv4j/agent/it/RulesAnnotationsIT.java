@@ -5,12 +5,10 @@ import io.qv4j.api.Placement;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
-import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -30,41 +28,19 @@ class RulesAnnotationsIT {
         return Jvm.javas();
     }
 
-    record Run(Jvm.Result result, Map<String, String> cpus, Map<String, Object> report) {
-    }
-
     /** The api classes (for the annotations), where the test itself found them. */
     static String apiPath() throws Exception {
         return Path.of(Placement.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
     }
 
-    static Run app(Path java, String agentArgs, List<String> extraCp, String mode) throws Exception {
-        Path report = Files.createTempFile("qv-report", ".json");
-        Files.delete(report);
-        List<String> cmd = new ArrayList<>();
-        cmd.add(java.toString());
-        if (!java.toString().contains("17")) cmd.add("--enable-native-access=ALL-UNNAMED");
-        if (agentArgs != null) cmd.add("-javaagent:" + Jvm.agentJar() + "=" + agentArgs + (agentArgs.isEmpty() ? "" : ",") + "report=" + report);
+    static Jvm.App app(Path java, String agentArgs, List<String> extraCp, String mode) throws Exception {
         List<String> cp = new ArrayList<>(List.of("target/test-classes", apiPath()));
         cp.addAll(extraCp);
-        cmd.add("-cp");
-        cmd.add(String.join(File.pathSeparator, cp));
-        cmd.add("io.qv4j.agent.it.apps.AnnotatedApp");
-        cmd.add(mode);
-        Jvm.Result r = Jvm.run(cmd);
-        Map<String, String> cpus = new LinkedHashMap<>();
-        for (String line : r.stdout().split("\n")) {
-            String[] w = line.split(" ");
-            if (w.length == 4 && (w[0].equals("thread") || w[0].equals("call"))) cpus.put(w[1], w[3].substring(5));
-        }
-        @SuppressWarnings("unchecked")
-        Map<String, Object> rep = Files.exists(report) ? (Map<String, Object>) Json.parse(Files.readString(report)) : Map.of();
-        Files.deleteIfExists(report);
-        return new Run(r, cpus, rep);
+        return Jvm.app(java, List.of(), List.of(), agentArgs, cp, "io.qv4j.agent.it.apps.AnnotatedApp", Set.of("thread", "call"), mode);
     }
 
     @SuppressWarnings("unchecked")
-    static Map<String, Object> pool(Run run, String name) {
+    static Map<String, Object> pool(Jvm.App run, String name) {
         for (Object p : (List<Object>) run.report().get("pools")) {
             if (name.equals(((Map<String, Object>) p).get("name"))) return (Map<String, Object>) p;
         }
@@ -81,7 +57,7 @@ class RulesAnnotationsIT {
     @ParameterizedTest
     @MethodSource("javas")
     void c1AnnotationsOnMethodClassFieldsInnermostWins(Path java) throws Exception {
-        Run r = app(java, "split-at=machine", List.of(), "ann");
+        Jvm.App r = app(java, "split-at=machine", List.of(), "ann");
         String out = r.result().toString();
         assertEquals("1", r.cpus().get("m-1"), "method: " + out);
         assertEquals("0", r.cpus().get("c-1"), "class: " + out);
@@ -112,7 +88,7 @@ class RulesAnnotationsIT {
                 rule.ann.match.thread = ann-*
                 rule.ann.color = 0
                 """);
-        Run r = app(java, "config=" + f + ",split-at=machine,verbose=true", List.of(), "rules");
+        Jvm.App r = app(java, "config=" + f + ",split-at=machine,verbose=true", List.of(), "rules");
         String out = r.result().toString();
         assertEquals("0", r.cpus().get("ruled-1"), "rule beats the options, the first rule wins: " + out);
         assertEquals("1", r.cpus().get("ann-1"), "annotation beats a matching rule: " + out);
@@ -126,13 +102,13 @@ class RulesAnnotationsIT {
     @MethodSource("javas")
     void c2BadRuleNamesFileAndLine(Path java) throws Exception {
         Path f = config("rule.io.match.thread = io-*\n\nrule.io.color = purple\n");
-        Run plain = app(java, null, List.of(), "rules");
-        Run r = app(java, "config=" + f, List.of(), "rules");
+        Jvm.App plain = app(java, null, List.of(), "rules");
+        Jvm.App r = app(java, "config=" + f, List.of(), "rules");
         assertEquals(plain.result().stdout().replaceAll("tid=\\d+", ""), r.result().stdout().replaceAll("tid=\\d+", ""));
         assertEquals(0, r.result().exitCode());
         assertEquals("qv: config=" + f + ":3: rule io: bad value color=purple (allowed: auto, packed, spread, or a piece number 0, 1, ...); agent disabled",
                 r.result().stderr().strip());
-        Run strict = app(java, "config=" + f + ",strict=true", List.of(), "rules");
+        Jvm.App strict = app(java, "config=" + f + ",strict=true", List.of(), "rules");
         assertEquals(2, strict.result().exitCode());
         assertEquals("", strict.result().stdout());
     }
@@ -140,7 +116,7 @@ class RulesAnnotationsIT {
     @ParameterizedTest
     @MethodSource("javas")
     void c3BindHoldsAPiecePerCallerAndRestores(Path java) throws Exception {
-        Run r = app(java, "", List.of(), "bind");
+        Jvm.App r = app(java, "", List.of(), "bind");
         String out = r.result().toString();
         assertEquals(Set.of("0", "1"), new HashSet<>(List.of(r.cpus().get("during-a"), r.cpus().get("during-b"))), out);
         assertEquals("0-1", r.cpus().get("after-a"), out);
@@ -158,7 +134,7 @@ class RulesAnnotationsIT {
                 rule.small.match.thread = small-*
                 rule.small.weight = 1
                 """);
-        Run r = app(java, "config=" + f + ",bind=dry-run,topology=package:1 core:16 pu:1", List.of(), "weights");
+        Jvm.App r = app(java, "config=" + f + ",bind=dry-run,topology=package:1 core:16 pu:1", List.of(), "weights");
         assertEquals("0-11", pool(r, "big").get("universe"), r.report().toString());
         assertEquals("0-11", pool(r, "big").get("scope"), "12 cores for weight 3");
         assertEquals("12-15", pool(r, "small").get("universe"), "4 cores for weight 1");
@@ -168,12 +144,12 @@ class RulesAnnotationsIT {
     @ParameterizedTest
     @MethodSource("javas")
     void qvExecutorsWithAndWithoutTheAgent(Path java) throws Exception {
-        Run agent = app(java, "", List.of(), "exec");
+        Jvm.App agent = app(java, "", List.of(), "exec");
         assertEquals(Set.of("0", "1"), new HashSet<>(List.of(agent.cpus().get("qx-thread-1"), agent.cpus().get("qx-thread-2"))), agent.result().toString());
         assertEquals("placed by QvExecutors", pool(agent, "qx").get("reason"));
-        Run onPath = app(java, null, List.of(Jvm.agentJar().toString()), "exec");
+        Jvm.App onPath = app(java, null, List.of(Jvm.agentJar().toString()), "exec");
         assertEquals(Set.of("0", "1"), new HashSet<>(List.of(onPath.cpus().get("qx-thread-1"), onPath.cpus().get("qx-thread-2"))), onPath.result().toString());
-        Run none = app(java, null, List.of(), "exec");
+        Jvm.App none = app(java, null, List.of(), "exec");
         assertTrue(none.result().stdout().startsWith("platform false"), none.result().toString());
         assertEquals("0-1", none.cpus().get("qx-thread-1"));
         assertEquals("0-1", none.cpus().get("qx-thread-2"));
