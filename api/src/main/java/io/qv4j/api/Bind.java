@@ -1,5 +1,6 @@
 package io.qv4j.api;
 
+import io.qv4j.topology.HwType;
 import java.lang.annotation.Documented;
 import java.lang.annotation.ElementType;
 import java.lang.annotation.Retention;

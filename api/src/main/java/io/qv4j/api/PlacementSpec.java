@@ -1,5 +1,6 @@
 package io.qv4j.api;
 
+import io.qv4j.topology.HwType;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;

@@ -1,5 +1,6 @@
 package io.qv4j.api;
 
+import io.qv4j.topology.HwType;
 import io.qv4j.split.DeviceOwnership;
 import io.qv4j.split.LogicalPus;
 import io.qv4j.split.Pieces;

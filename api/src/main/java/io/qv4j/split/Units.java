@@ -1,6 +1,6 @@
 package io.qv4j.split;
 
-import io.qv4j.api.HwType;
+import io.qv4j.topology.HwType;
 
 /**
  * What a regular split counts (DESIGN.md §4.1): cores when there are at least as many cores as

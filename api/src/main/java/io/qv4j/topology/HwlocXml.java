@@ -1,6 +1,5 @@
 package io.qv4j.topology;
 
-import io.qv4j.api.HwType;
 import org.w3c.dom.Document;
 import org.w3c.dom.Element;
 import org.w3c.dom.Node;

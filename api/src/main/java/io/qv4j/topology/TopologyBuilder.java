@@ -1,6 +1,5 @@
 package io.qv4j.topology;
 
-import io.qv4j.api.HwType;
 
 import java.util.ArrayList;
 import java.util.Comparator;

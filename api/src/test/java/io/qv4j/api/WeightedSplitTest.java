@@ -1,5 +1,6 @@
 package io.qv4j.api;
 
+import io.qv4j.topology.HwType;
 import io.qv4j.topology.Topology;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;

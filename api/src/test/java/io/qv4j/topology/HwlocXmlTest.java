@@ -1,7 +1,6 @@
 package io.qv4j.topology;
 
 import com.sun.net.httpserver.HttpServer;
-import io.qv4j.api.HwType;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

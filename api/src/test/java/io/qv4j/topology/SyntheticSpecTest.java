@@ -1,6 +1,5 @@
 package io.qv4j.topology;
 
-import io.qv4j.api.HwType;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;

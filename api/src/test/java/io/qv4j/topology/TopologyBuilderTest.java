@@ -1,6 +1,5 @@
 package io.qv4j.topology;
 
-import io.qv4j.api.HwType;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;

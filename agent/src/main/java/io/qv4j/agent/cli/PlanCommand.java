@@ -1,7 +1,8 @@
 package io.qv4j.agent.cli;
 
+import io.qv4j.agent.report.Json;
 import io.qv4j.api.Color;
-import io.qv4j.api.HwType;
+import io.qv4j.topology.HwType;
 import io.qv4j.api.Scope;
 import io.qv4j.api.Split;
 import io.qv4j.topology.Device;

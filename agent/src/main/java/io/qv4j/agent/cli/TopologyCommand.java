@@ -1,5 +1,7 @@
 package io.qv4j.agent.cli;
 
+import io.qv4j.agent.platform.TopologyInput;
+import io.qv4j.agent.report.Json;
 import io.qv4j.topology.Topology;
 
 import java.io.PrintStream;

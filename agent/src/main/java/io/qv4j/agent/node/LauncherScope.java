@@ -1,7 +1,7 @@
 package io.qv4j.agent.node;
 
 import io.qv4j.api.Color;
-import io.qv4j.api.HwType;
+import io.qv4j.topology.HwType;
 import io.qv4j.api.Scope;
 import io.qv4j.api.Split;
 import io.qv4j.topology.CpuSet;

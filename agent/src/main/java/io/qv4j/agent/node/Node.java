@@ -3,7 +3,7 @@ package io.qv4j.agent.node;
 import io.qv4j.agent.bind.Binder;
 import io.qv4j.agent.bind.NativeAffinity;
 import io.qv4j.agent.log.Log;
-import io.qv4j.agent.options.NodeOptions;
+import io.qv4j.agent.config.NodeOptions;
 import io.qv4j.topology.CpuSet;
 import io.qv4j.topology.Topology;
 import io.qv4j.topology.linux.CgroupQuota;

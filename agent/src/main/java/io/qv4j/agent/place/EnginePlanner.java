@@ -1,7 +1,7 @@
 package io.qv4j.agent.place;
 
-import io.qv4j.agent.options.Options;
-import io.qv4j.agent.rules.Policy;
+import io.qv4j.agent.config.Options;
+import io.qv4j.agent.config.Policy;
 import io.qv4j.api.Scope;
 import io.qv4j.api.Split;
 import io.qv4j.topology.CpuSet;

@@ -3,12 +3,12 @@ package io.qv4j.agent.place;
 import io.qv4j.agent.bind.Binder;
 import io.qv4j.agent.log.Log;
 import io.qv4j.agent.node.Claims;
-import io.qv4j.agent.options.Options;
-import io.qv4j.agent.rules.Annotations;
-import io.qv4j.agent.rules.Policy;
-import io.qv4j.agent.rules.Rule;
-import io.qv4j.agent.rules.Rules;
-import io.qv4j.api.HwType;
+import io.qv4j.agent.config.Options;
+import io.qv4j.agent.annotations.Annotations;
+import io.qv4j.agent.config.Policy;
+import io.qv4j.agent.config.Rule;
+import io.qv4j.agent.config.Rules;
+import io.qv4j.topology.HwType;
 import io.qv4j.topology.CpuSet;
 import io.qv4j.topology.HwObject;
 import io.qv4j.topology.Topology;
@@ -129,7 +129,7 @@ public final class Placer {
         this.planner = planner;
         this.waitMillis = waitMillis;
         this.wantTid = options.verbose() || options.report() != null;
-        for (String g : options.pools()) globs.add(io.qv4j.agent.rules.Rule.glob(g));
+        for (String g : options.pools()) globs.add(io.qv4j.agent.config.Rule.glob(g));
     }
 
     /** The rules of the config file (before any pool is made). */
@@ -198,7 +198,7 @@ public final class Placer {
     }
 
     private static final String[] AGENT_PACKAGES = {"io.qv4j.agent.place.", "io.qv4j.agent.inst.", "io.qv4j.agent.bind.",
-        "io.qv4j.agent.log.", "io.qv4j.agent.options.", "io.qv4j.agent.boot.", "io.qv4j.agent.cli.", "io.qv4j.agent.QvAgent",
+        "io.qv4j.agent.log.", "io.qv4j.agent.config.", "io.qv4j.agent.boot.", "io.qv4j.agent.cli.", "io.qv4j.agent.QvAgent",
         "io.qv4j.shaded."};
 
     /** The frame that made the pool: above the hooks, the pool's own constructors and Executors. */

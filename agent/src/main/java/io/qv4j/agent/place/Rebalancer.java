@@ -1,8 +1,8 @@
 package io.qv4j.agent.place;
 
 import io.qv4j.agent.log.Log;
-import io.qv4j.agent.options.Options;
-import io.qv4j.agent.options.RebalanceOptions;
+import io.qv4j.agent.config.Options;
+import io.qv4j.agent.config.RebalanceOptions;
 import io.qv4j.api.Scope;
 import io.qv4j.topology.CpuSet;
 

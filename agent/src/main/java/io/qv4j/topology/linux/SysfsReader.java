@@ -1,6 +1,6 @@
 package io.qv4j.topology.linux;
 
-import io.qv4j.api.HwType;
+import io.qv4j.topology.HwType;
 import io.qv4j.topology.CpuSet;
 import io.qv4j.topology.Device;
 import io.qv4j.topology.Topology;

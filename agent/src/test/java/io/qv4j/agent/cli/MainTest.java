@@ -1,5 +1,6 @@
 package io.qv4j.agent.cli;
 
+import io.qv4j.agent.report.JsonReader;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -101,7 +102,7 @@ class MainTest {
     void syntheticSpecJsonHasTheStatedCounts() {
         Run r = run("topology", "--input", "package:2 numa:2 l3:1 core:8 pu:2 gpu:1 nic:1", "--format", "json");
         assertEquals(0, r.code(), r.err());
-        java.util.Map<?, ?> json = (java.util.Map<?, ?>) Json.parse(r.out());
+        java.util.Map<?, ?> json = (java.util.Map<?, ?>) JsonReader.parse(r.out());
         assertEquals("0-63", json.get("online"));
         assertEquals(2, ((java.util.List<?>) json.get("packages")).size());
         assertEquals(4, ((java.util.List<?>) json.get("numa")).size());

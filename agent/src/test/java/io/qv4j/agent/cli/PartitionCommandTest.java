@@ -1,5 +1,6 @@
 package io.qv4j.agent.cli;
 
+import io.qv4j.agent.report.JsonReader;
 import io.qv4j.agent.cli.MainTest.Run;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -39,7 +40,7 @@ class PartitionCommandTest {
     @Test
     void jsonParsesBackWithPartsAndMax() {
         Run r = run("partition", "--parts", "3", "--format=json", "2", "8", "9");
-        Map<?, ?> json = (Map<?, ?>) Json.parse(r.out());
+        Map<?, ?> json = (Map<?, ?>) JsonReader.parse(r.out());
         assertEquals(9L, ((Number) json.get("max")).longValue());
         List<?> parts = (List<?>) json.get("parts");
         assertEquals(3, parts.size());

@@ -1,5 +1,8 @@
 package io.qv4j.agent.cli;
 
+import io.qv4j.agent.platform.TopologyInput;
+import io.qv4j.agent.report.Json;
+import io.qv4j.agent.report.JsonReader;
 import io.qv4j.topology.Topology;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -42,14 +45,14 @@ class TopologyFixtureTest {
     @MethodSource("fixtureInputs")
     void summaryEqualsExpected(Path input, @TempDir Path tmp) throws Exception {
         String name = input.getFileName().toString().replaceAll("\\.(tar\\.bz2|xml)$", "");
-        Map<?, ?> expected = (Map<?, ?>) Json.parse(Files.readString(input.resolveSibling(name + ".expected.json")));
+        Map<?, ?> expected = (Map<?, ?>) JsonReader.parse(Files.readString(input.resolveSibling(name + ".expected.json")));
         Topology topology;
         if (input.toString().endsWith(".xml")) {
             topology = TopologyInput.input(input.toString());
         } else {
             topology = TopologyInput.fsroot(unpack(input, tmp).toString());
         }
-        Map<?, ?> actual = (Map<?, ?>) Json.parse(Json.write(TopologySummary.of(topology)));
+        Map<?, ?> actual = (Map<?, ?>) JsonReader.parse(Json.write(TopologySummary.of(topology)));
         for (String key : KEYS) {
             assertEquals(expected.get(key), onExpectedKeys(expected.get(key), actual.get(key)), name + ": key '" + key + "'");
         }

@@ -1,6 +1,6 @@
 package io.qv4j.agent.it;
 
-import io.qv4j.agent.cli.Json;
+import io.qv4j.agent.report.Json;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -29,7 +29,7 @@ class AgentPlacementIT {
     }
 
     static Jvm.App app(Path java, List<String> prefix, List<String> jvmArgs, String agentArgs, String... appArgs) throws Exception {
-        return Jvm.app(java, prefix, jvmArgs, agentArgs, List.of("target/test-classes"), "io.qv4j.agent.it.apps.PoolApp",
+        return Jvm.app(java, prefix, jvmArgs, agentArgs, List.of("target/test-classes"), "io.qv4j.testapps.PoolApp",
                 Set.of("thread", "task"), appArgs);
     }
 

@@ -1,6 +1,7 @@
 package io.qv4j.agent.it;
 
-import io.qv4j.agent.cli.Json;
+import io.qv4j.agent.report.Json;
+import io.qv4j.agent.report.JsonReader;
 
 import java.io.File;
 import java.io.IOException;
@@ -27,7 +28,7 @@ public final class Jvm {
 
     /** The shaded jar under test, built by {@code mvn package}. */
     public static Path agentJar() {
-        Path jar = Path.of(System.getProperty("qv.agentJar", "target/qv-agent.jar"));
+        Path jar = Path.of(System.getProperty("it.agentJar", "target/qv-agent.jar"));
         if (!Files.isRegularFile(jar)) throw new IllegalStateException("agent jar not built: " + jar.toAbsolutePath());
         return jar;
     }
@@ -104,7 +105,7 @@ public final class Jvm {
             if (w.length == 4 && kinds.contains(w[0]) && w[3].startsWith("cpus=")) cpus.put(w[1], w[3].substring(5));
         }
         @SuppressWarnings("unchecked")
-        Map<String, Object> rep = Files.exists(report) ? (Map<String, Object>) Json.parse(Files.readString(report)) : Map.of();
+        Map<String, Object> rep = Files.exists(report) ? (Map<String, Object>) JsonReader.parse(Files.readString(report)) : Map.of();
         Files.deleteIfExists(report);
         return new App(r, cpus, rep);
     }

@@ -1,6 +1,7 @@
 package io.qv4j.agent.it;
 
-import io.qv4j.agent.cli.Json;
+import io.qv4j.agent.report.Json;
+import io.qv4j.agent.report.JsonReader;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -72,7 +73,7 @@ class NodeIT {
         List<String> cmd = new ArrayList<>(List.of("mpirun", "--allow-run-as-root", "--tag-output"));
         cmd.addAll(List.of(mpiArgs));
         cmd.addAll(List.of(java(), agent("claims-dir=" + tmp.resolve("claims")), "-cp", "target/test-classes",
-                "io.qv4j.agent.it.apps.NodeApp", "threads"));
+                "io.qv4j.testapps.NodeApp", "threads"));
         Jvm.Result r = Jvm.run(cmd);
         out[0] = r;
         assertEquals(0, r.exitCode(), r.toString());
@@ -154,7 +155,7 @@ class NodeIT {
     Held hold(List<String> jvmArgs, String... appArgs) throws Exception {
         List<String> cmd = new ArrayList<>(List.of(java()));
         cmd.addAll(jvmArgs);
-        cmd.addAll(List.of("-cp", classpath(), "io.qv4j.agent.it.apps.NodeApp"));
+        cmd.addAll(List.of("-cp", classpath(), "io.qv4j.testapps.NodeApp"));
         cmd.addAll(List.of(appArgs));
         Path err = Files.createTempFile(tmp, "stderr", ".txt");
         Process p = new ProcessBuilder(cmd).redirectError(err.toFile()).start();
@@ -217,7 +218,7 @@ class NodeIT {
             String before = Files.readString(Path.of("/proc/locks"));
             Path report = tmp.resolve("report.json");
             Jvm.Result r = Jvm.run(List.of(java(), "-Djava.io.tmpdir=" + tmpdir,
-                    agent("split-at=core,color=spread,report=" + report), "-cp", "target/test-classes", "io.qv4j.agent.it.apps.PoolApp", "fixed", "1"));
+                    agent("split-at=core,color=spread,report=" + report), "-cp", "target/test-classes", "io.qv4j.testapps.PoolApp", "fixed", "1"));
             assertEquals(0, r.exitCode(), r.toString());
             assertTrue(r.stdout().contains("thread pool-1-thread-1 tid="), r.toString());
             assertTrue(r.stdout().strip().endsWith("cpus=0"), "worker on PU 0: " + r);
@@ -234,7 +235,7 @@ class NodeIT {
         }
         Path report = tmp.resolve("report2.json");
         Jvm.Result r = Jvm.run(List.of(java(), "-Djava.io.tmpdir=" + tmpdir,
-                agent("split-at=core,color=spread,report=" + report), "-cp", "target/test-classes", "io.qv4j.agent.it.apps.PoolApp", "fixed", "1"));
+                agent("split-at=core,color=spread,report=" + report), "-cp", "target/test-classes", "io.qv4j.testapps.PoolApp", "fixed", "1"));
         assertEquals(0, r.exitCode(), r.toString());
         Map<String, Object> pool = pool(report, "pool-1");
         assertEquals("0-1", pool.get("universe"), "no holder: the whole scope: " + pool);
@@ -242,7 +243,7 @@ class NodeIT {
 
     @SuppressWarnings("unchecked")
     static Map<String, Object> pool(Path report, String name) throws IOException {
-        for (Object p : (List<Object>) ((Map<String, Object>) Json.parse(Files.readString(report))).get("pools")) {
+        for (Object p : (List<Object>) ((Map<String, Object>) JsonReader.parse(Files.readString(report))).get("pools")) {
             if (name.equals(((Map<String, Object>) p).get("name"))) return (Map<String, Object>) p;
         }
         throw new AssertionError("no pool " + name + " in " + Files.readString(report));
@@ -258,7 +259,7 @@ class NodeIT {
 
     Jvm.Result claimsRun(Path dir) throws Exception {
         return Jvm.run(List.of(java(), agent("claims=node,claims-dir=" + dir), "-cp", "target/test-classes",
-                "io.qv4j.agent.it.apps.PoolApp", "fixed", "1"));
+                "io.qv4j.testapps.PoolApp", "fixed", "1"));
     }
 
     static void refusedAndRan(Jvm.Result r, Path dir, String why) {

@@ -1,6 +1,7 @@
 package io.qv4j.agent.it;
 
-import io.qv4j.agent.cli.Json;
+import io.qv4j.agent.report.Json;
+import io.qv4j.agent.report.JsonReader;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -38,7 +39,7 @@ class PlanCliIT {
         Jvm.Result r = Jvm.cli(Jvm.javas().get(0), List.of(), "plan", "--input", MACHINE, how, what,
                 "--color", color, "--tasks", String.valueOf(tasks), "--format", "json");
         assertEquals(0, r.exitCode(), rule + ": " + r.stderr());
-        Map<?, ?> plan = (Map<?, ?>) Json.parse(r.stdout());
+        Map<?, ?> plan = (Map<?, ?>) JsonReader.parse(r.stdout());
         List<?> taskList = (List<?>) plan.get("tasks");
         List<String> cpus = taskList.stream().map(t -> (String) ((Map<?, ?>) t).get("cpus")).toList();
         assertEquals(Arrays.asList(expected.split(" ")), cpus, rule);

@@ -1,6 +1,7 @@
 package io.qv4j.agent.it;
 
-import io.qv4j.agent.cli.Json;
+import io.qv4j.agent.report.Json;
+import io.qv4j.agent.report.JsonReader;
 import io.qv4j.topology.CpuSet;
 import org.junit.jupiter.api.Test;
 
@@ -31,7 +32,7 @@ class RebalanceIT {
         Files.delete(report);
         List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-javaagent:" + Jvm.agentJar() + "=" + agentArgs + ",report=" + report,
-                "-cp", "target/test-classes", "io.qv4j.agent.it.apps.PoolApp", "rebalance"));
+                "-cp", "target/test-classes", "io.qv4j.testapps.PoolApp", "rebalance"));
         cmd.addAll(List.of(appArgs));
         Jvm.Result r = Jvm.run(cmd);
         assertEquals(0, r.exitCode(), r.toString());
@@ -41,7 +42,7 @@ class RebalanceIT {
             if (w.length == 3 && w[0].equals("history")) history.put(w[1], List.of(w[2].split(">")));
         }
         @SuppressWarnings("unchecked")
-        Map<String, Object> rep = Files.exists(report) ? (Map<String, Object>) Json.parse(Files.readString(report)) : Map.of();
+        Map<String, Object> rep = Files.exists(report) ? (Map<String, Object>) JsonReader.parse(Files.readString(report)) : Map.of();
         Files.deleteIfExists(report);
         assertFalse(rep.isEmpty(), "no report: " + r);
         return new Run(r, history, rep);

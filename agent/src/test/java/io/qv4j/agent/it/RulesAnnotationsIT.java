@@ -1,6 +1,6 @@
 package io.qv4j.agent.it;
 
-import io.qv4j.agent.cli.Json;
+import io.qv4j.agent.report.Json;
 import io.qv4j.api.Placement;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -36,7 +36,7 @@ class RulesAnnotationsIT {
     static Jvm.App app(Path java, String agentArgs, List<String> extraCp, String mode) throws Exception {
         List<String> cp = new ArrayList<>(List.of("target/test-classes", apiPath()));
         cp.addAll(extraCp);
-        return Jvm.app(java, List.of(), List.of(), agentArgs, cp, "io.qv4j.agent.it.apps.AnnotatedApp", Set.of("thread", "call"), mode);
+        return Jvm.app(java, List.of(), List.of(), agentArgs, cp, "io.qv4j.testapps.AnnotatedApp", Set.of("thread", "call"), mode);
     }
 
     @SuppressWarnings("unchecked")
@@ -66,8 +66,8 @@ class RulesAnnotationsIT {
         assertEquals("1", r.cpus().get("f-1"), "instance field (newSingleThreadExecutor wrapper): " + out);
         assertEquals("0", r.cpus().get("s-1"), "static field: " + out);
         assertEquals("0-1", r.cpus().get("u-1"), "unannotated, after an annotated method threw: " + out);
-        assertEquals("@Placement on io.qv4j.agent.it.apps.AnnotatedApp.inMethod()", pool(r, "m").get("reason"));
-        assertEquals("@Placement on field io.qv4j.agent.it.apps.AnnotatedApp$Holder.STATIC", pool(r, "s").get("reason"));
+        assertEquals("@Placement on io.qv4j.testapps.AnnotatedApp.inMethod()", pool(r, "m").get("reason"));
+        assertEquals("@Placement on field io.qv4j.testapps.AnnotatedApp$Holder.STATIC", pool(r, "s").get("reason"));
         assertEquals("split-at=pu color=1", pool(r, "f").get("policy"));
         assertEquals("split-at=machine color=spread", pool(r, "u").get("policy"));
         assertEquals(1, r.result().stderr().strip().isEmpty() ? 1 : 0, "nothing on stderr without verbose: " + r.result().stderr());
@@ -95,7 +95,7 @@ class RulesAnnotationsIT {
         assertEquals("0-1", r.cpus().get("plain-1"), "no rule, no annotation: the options: " + out);
         assertEquals("first", pool(r, "ruled").get("rule"));
         assertTrue(r.result().stderr().contains("qv: pool ruled: split-at=pu color=0 from rule first (" + f + ":3)\n"), r.result().stderr());
-        assertTrue(r.result().stderr().contains("qv: pool ann: split-at=pu color=1 from @Placement on io.qv4j.agent.it.apps.AnnotatedApp.ruledButAnnotated()\n"), r.result().stderr());
+        assertTrue(r.result().stderr().contains("qv: pool ann: split-at=pu color=1 from @Placement on io.qv4j.testapps.AnnotatedApp.ruledButAnnotated()\n"), r.result().stderr());
     }
 
     @ParameterizedTest
@@ -130,7 +130,7 @@ class RulesAnnotationsIT {
                 rule.big.match.thread = big-*
                 rule.big.split = 3
                 rule.big.weight = 3
-                rule.small.match.creator = io.qv4j.agent.it.apps.AnnotatedApp#main
+                rule.small.match.creator = io.qv4j.testapps.AnnotatedApp#main
                 rule.small.match.thread = small-*
                 rule.small.weight = 1
                 """);

@@ -1,6 +1,7 @@
 package io.qv4j.agent.it;
 
-import io.qv4j.agent.cli.Json;
+import io.qv4j.agent.report.Json;
+import io.qv4j.agent.report.JsonReader;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -34,7 +35,7 @@ class TopologyCliIT {
     void liveDiscoveryAgreesWithSysfs(Path java) throws Exception {
         Jvm.Result r = Jvm.cli(java, List.of(), "topology", "--format", "json");
         assertEquals(0, r.exitCode(), r.stderr());
-        Map<?, ?> json = (Map<?, ?>) Json.parse(r.stdout());
+        Map<?, ?> json = (Map<?, ?>) JsonReader.parse(r.stdout());
         assertEquals(Files.readString(Path.of("/sys/devices/system/cpu/online")).strip(), json.get("online"));
         assertEquals(procStatus("Cpus_allowed_list"), json.get("allowed"));
         long pus = Files.list(Path.of("/sys/devices/system/cpu")).filter(p -> p.getFileName().toString().matches("cpu\\d+"))
@@ -52,7 +53,7 @@ class TopologyCliIT {
                 "needs PU 1");
         Jvm.Result r = Jvm.cli(java, List.of("taskset", "-c", "1"), "topology", "--format", "json");
         assertEquals(0, r.exitCode(), r.stderr());
-        Map<?, ?> json = (Map<?, ?>) Json.parse(r.stdout());
+        Map<?, ?> json = (Map<?, ?>) JsonReader.parse(r.stdout());
         assertEquals("1", json.get("allowed"));
         assertFalse("1".equals(json.get("online")), "online is the machine, not the affinity");
     }

@@ -1,6 +1,6 @@
 package io.qv4j.topology.oshi;
 
-import io.qv4j.api.HwType;
+import io.qv4j.topology.HwType;
 import io.qv4j.topology.HwObject;
 import io.qv4j.topology.Topology;
 import io.qv4j.topology.linux.SysfsReader;

@@ -1,4 +1,4 @@
-package io.qv4j.agent.options;
+package io.qv4j.agent.config;
 
 import java.util.Locale;
 import java.util.Map;

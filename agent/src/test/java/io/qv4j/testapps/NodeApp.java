@@ -1,4 +1,4 @@
-package io.qv4j.agent.it.apps;
+package io.qv4j.testapps;
 
 import java.io.IOException;
 import java.nio.file.Files;

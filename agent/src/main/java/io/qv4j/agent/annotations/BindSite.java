@@ -1,7 +1,8 @@
-package io.qv4j.agent.rules;
+package io.qv4j.agent.annotations;
 
+import io.qv4j.agent.config.Policy;
 import io.qv4j.agent.log.Log;
-import io.qv4j.agent.options.Options;
+import io.qv4j.agent.config.Options;
 import io.qv4j.agent.place.Env;
 import io.qv4j.topology.CpuSet;
 

@@ -1,6 +1,6 @@
-package io.qv4j.agent.options;
+package io.qv4j.agent.config;
 
-import io.qv4j.api.HwType;
+import io.qv4j.topology.HwType;
 
 /**
  * Options for several JVMs on one node (launchers, node-wide claims, container quotas). Kept in

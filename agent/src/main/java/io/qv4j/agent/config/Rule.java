@@ -1,4 +1,4 @@
-package io.qv4j.agent.rules;
+package io.qv4j.agent.config;
 
 import java.util.regex.Pattern;
 

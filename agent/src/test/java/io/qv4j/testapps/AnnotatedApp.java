@@ -1,7 +1,7 @@
-package io.qv4j.agent.it.apps;
+package io.qv4j.testapps;
 
 import io.qv4j.api.Bind;
-import io.qv4j.api.HwType;
+import io.qv4j.topology.HwType;
 import io.qv4j.api.Placement;
 import io.qv4j.api.PlacementSpec;
 import io.qv4j.api.QvExecutors;

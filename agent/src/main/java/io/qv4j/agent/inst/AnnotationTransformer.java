@@ -1,8 +1,10 @@
-package io.qv4j.agent.rules;
+package io.qv4j.agent.inst;
 
+import io.qv4j.agent.annotations.Annotations;
+import io.qv4j.agent.config.Policy;
 import io.qv4j.agent.log.Log;
 import io.qv4j.api.Color;
-import io.qv4j.api.HwType;
+import io.qv4j.topology.HwType;
 import net.bytebuddy.jar.asm.AnnotationVisitor;
 import net.bytebuddy.jar.asm.ClassReader;
 import net.bytebuddy.jar.asm.ClassVisitor;
@@ -114,7 +116,7 @@ public final class AnnotationTransformer implements ClassFileTransformer {
         @Override
         public void visitEnum(String name, String desc, String value) {
             try {
-                if (name.equals("splitAt") && desc.equals("Lio/qv4j/api/HwType;")) splitAt = HwType.valueOf(value);
+                if (name.equals("splitAt") && desc.equals("Lio/qv4j/topology/HwType;")) splitAt = HwType.valueOf(value);
                 else if (name.equals("color") && desc.equals("Lio/qv4j/api/Color;")) color = Color.valueOf(value);
             } catch (IllegalArgumentException e) {
                 // a newer api's constant: not given

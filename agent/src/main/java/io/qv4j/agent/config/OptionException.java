@@ -1,4 +1,4 @@
-package io.qv4j.agent.options;
+package io.qv4j.agent.config;
 
 /** A bad option: an unknown key, a bad value or an unreadable file. The message is the whole story. */
 public final class OptionException extends Exception {

@@ -1,4 +1,4 @@
-package io.qv4j.agent.options;
+package io.qv4j.agent.config;
 
 import org.junit.jupiter.api.Test;
 

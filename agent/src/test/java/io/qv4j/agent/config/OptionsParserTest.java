@@ -1,7 +1,7 @@
-package io.qv4j.agent.options;
+package io.qv4j.agent.config;
 
 import io.qv4j.api.Color;
-import io.qv4j.api.HwType;
+import io.qv4j.topology.HwType;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Files;

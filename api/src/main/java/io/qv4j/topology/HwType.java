@@ -1,4 +1,4 @@
-package io.qv4j.api;
+package io.qv4j.topology;
 
 import java.util.Locale;
 

@@ -1,4 +1,4 @@
-package io.qv4j.agent.cli;
+package io.qv4j.agent.platform;
 
 import io.qv4j.topology.HwlocXml;
 import io.qv4j.topology.SyntheticSpec;
@@ -20,7 +20,7 @@ public final class TopologyInput {
      * The machine we run on, from sysfs where there is one (OSHI gets Linux topologies wrong,
      * see notes/libraries.md), else from OSHI. The CLI adds OSHI's processor identity.
      */
-    static Topology live() {
+    public static Topology live() {
         Topology t = Files.isDirectory(Path.of("/sys/devices/system/cpu")) ? SysfsReader.live() : OshiTopology.read();
         try {
             return t.withInfo(OshiTopology.identity());
@@ -30,7 +30,7 @@ public final class TopologyInput {
     }
 
     /** A sysfs/procfs dump (like hwloc's {@code HWLOC_FSROOT}). */
-    static Topology fsroot(String dir) {
+    public static Topology fsroot(String dir) {
         return SysfsReader.read(Path.of(dir));
     }
 

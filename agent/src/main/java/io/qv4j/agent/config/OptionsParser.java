@@ -1,7 +1,7 @@
-package io.qv4j.agent.options;
+package io.qv4j.agent.config;
 
 import io.qv4j.api.Color;
-import io.qv4j.api.HwType;
+import io.qv4j.topology.HwType;
 
 import java.io.IOException;
 import java.io.Reader;
@@ -78,7 +78,7 @@ public final class OptionsParser {
         }
         Map<String, String> fromSys = new LinkedHashMap<>();
         for (String name : sys.stringPropertyNames()) {
-            if (name.startsWith("qv.") && !name.equals("qv.agentJar") && !name.equals("qv.shared")) {
+            if (name.startsWith("qv.")) {
                 fromSys.put(keyOf(name.substring(3), "system property -D" + name), sys.getProperty(name));
             }
         }
@@ -130,7 +130,7 @@ public final class OptionsParser {
         }
         Map<String, String> out = new LinkedHashMap<>();
         for (String name : p.stringPropertyNames()) {
-            if (io.qv4j.agent.rules.Rules.isRuleKey(name)) continue; // read by Rules, with line numbers
+            if (io.qv4j.agent.config.Rules.isRuleKey(name)) continue; // read by Rules, with line numbers
             String key = name.startsWith("qv.") ? name.substring(3) : name;
             if (!KEYS.contains(key) || key.equals("config")) {
                 throw new OptionException("config=" + file + ": unknown key '" + name + "' (keys: "

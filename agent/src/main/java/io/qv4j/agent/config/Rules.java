@@ -1,8 +1,8 @@
-package io.qv4j.agent.rules;
+package io.qv4j.agent.config;
 
-import io.qv4j.agent.options.OptionException;
+import io.qv4j.agent.config.OptionException;
 import io.qv4j.api.Color;
-import io.qv4j.api.HwType;
+import io.qv4j.topology.HwType;
 
 import java.io.IOException;
 import java.io.Reader;
