@@ -1,24 +1,23 @@
 package io.qv4j.agent;
 
-import io.qv4j.agent.bind.AffinityBinder;
 import io.qv4j.agent.bind.Binder;
-import io.qv4j.agent.bind.NativeAffinity;
-import io.qv4j.agent.report.Json;
-import io.qv4j.agent.platform.TopologyInput;
+import io.qv4j.agent.bind.Binders;
+import io.qv4j.agent.config.Config;
+import io.qv4j.agent.config.OptionException;
+import io.qv4j.agent.config.Options;
+import io.qv4j.agent.config.OptionsParser;
+import io.qv4j.agent.inst.AnnotationSupport;
 import io.qv4j.agent.inst.Boot;
 import io.qv4j.agent.inst.Dispatcher;
 import io.qv4j.agent.inst.HookTransformer;
 import io.qv4j.agent.log.Log;
 import io.qv4j.agent.node.Node;
-import io.qv4j.agent.config.OptionException;
-import io.qv4j.agent.config.Options;
-import io.qv4j.agent.config.OptionsParser;
-import io.qv4j.agent.place.EnginePlanner;
 import io.qv4j.agent.place.Env;
 import io.qv4j.agent.place.Placer;
 import io.qv4j.agent.place.Rebalancer;
-import io.qv4j.agent.inst.AnnotationSupport;
-import io.qv4j.agent.config.Rules;
+import io.qv4j.agent.platform.TopologyInput;
+import io.qv4j.agent.report.Json;
+import io.qv4j.agent.report.PlacementReport;
 import io.qv4j.topology.Topology;
 import io.qv4j.topology.linux.SysfsReader;
 
@@ -41,7 +40,7 @@ public final class QvAgent {
 
     private static volatile Placer placer;
     private static volatile Rebalancer rebalancer;
-    private static long T0;
+    private static long t0;
 
     private QvAgent() {
     }
@@ -54,26 +53,18 @@ public final class QvAgent {
         start(args, inst, true);
     }
 
-    /** The running agent's placer (null when not started): for tests in the same JVM. */
-    public static Placer placer() {
-        return placer;
-    }
-
     private static void start(String args, Instrumentation inst, boolean attached) {
-        T0 = System.nanoTime();
-        Options o;
-        Rules rules;
+        t0 = System.nanoTime();
+        Config config;
         try {
-            o = OptionsParser.fromEnvironment(args);
-            rules = Rules.read(OptionsParser.configFile(args, System.getProperties(), System.getenv()));
+            config = OptionsParser.fromEnvironment(args);
         } catch (OptionException e) {
-            boolean strict = OptionsParser.strictRequested(args, System.getProperties(), System.getenv());
-            if (strict && !attached) {
+            if (e.strict() && !attached) {
                 Log.info(e.getMessage() + "; strict=true: stopping the JVM");
                 System.exit(2);
             }
             Log.info(e.getMessage() + "; agent disabled");
-            if (strict) throw new IllegalArgumentException("qv: " + e.getMessage());
+            if (e.strict()) throw new IllegalArgumentException("qv: " + e.getMessage());
             return;
         } catch (Throwable t) {
             Log.info("agent disabled: " + t);
@@ -83,11 +74,12 @@ public final class QvAgent {
             Log.info("agent already running: ignoring the second start");
             return;
         }
+        Options o = config.options();
         if (!o.enabled()) return;
         try {
             Log.verbose(o.verbose());
-            Placer p = new Placer(o, new EnginePlanner(), WAIT_MILLIS);
-            p.rules(rules);
+            if (!config.ignoredEnv().isEmpty()) Log.debug("ignored environment variables that name no option: " + String.join(", ", config.ignoredEnv()));
+            Placer p = new Placer(o, config.rules(), WAIT_MILLIS);
             Dispatcher d = new Dispatcher(p, attached);
             // No lambdas or indy string concatenation on the start-up path: each costs milliseconds cold.
             // The topology and the binding library load on another PU while the hooks go in.
@@ -114,7 +106,8 @@ public final class QvAgent {
                 }, "qv-report");
                 Runtime.getRuntime().addShutdownHook(hook);
             }
-            Log.debug("premain " + (System.nanoTime() - T0) / 1000 + " us (options " + (tOpts - T0) / 1000 + " us, hooks " + (tHooks - tOpts) / 1000 + " us); agent on: " + o.policy() + ", bind=" + o.bind().name().toLowerCase(java.util.Locale.ROOT).replace('_', '-') + ", hooks " + t.done() + (rules.isEmpty() ? "" : ", " + rules.list().size() + " rules"));
+            Log.debug("premain " + (System.nanoTime() - t0) / 1000 + " us (options " + (tOpts - t0) / 1000 + " us, hooks " + (tHooks - tOpts) / 1000 + " us); agent on: "
+                    + o.policy() + ", bind=" + o.bind().word() + ", hooks " + t.done() + (config.rules().isEmpty() ? "" : ", " + config.rules().list().size() + " rules"));
         } catch (Throwable t) {
             Log.info("agent disabled: " + t);
             if (o.strict() && !attached) {
@@ -123,28 +116,9 @@ public final class QvAgent {
         }
     }
 
+    /** The background start-up: binder, topology, this JVM's share of the node; then placement may begin. */
     private static void init(Options o, Placer p) {
-        // Our JNI library loads in about a millisecond; the OpenHFT fallback (JNA, 130-170 ms
-        // cold) loads beside the topology read.
-        final Binder[] binder = {Binder.NONE};
-        Thread jna = null;
-        Binder fast = o.bind() == Options.Bind.ON ? NativeAffinity.load() : null;
-        if (fast != null) {
-            binder[0] = fast;
-        } else if (o.bind() == Options.Bind.ON) {
-            jna = new Thread(new Runnable() {
-                @Override
-                public void run() {
-                    try {
-                        binder[0] = AffinityBinder.create();
-                    } catch (Throwable t) {
-                        Log.once("nobind", "native thread binding unavailable (" + t + "): running unpinned");
-                    }
-                }
-            }, "qv-init-bind");
-            jna.setDaemon(true);
-            jna.start();
-        }
+        Binder binder = Binders.choose(o.bind());
         Topology topo = null;
         String problem = null;
         long tStart = System.nanoTime();
@@ -155,35 +129,24 @@ public final class QvAgent {
             Log.info(problem + ": pools run unpinned");
         }
         long tTopo = System.nanoTime();
-        if (jna != null) {
-            try {
-                jna.join();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
-        Binder b = topo == null ? Binder.NONE : binder[0];
         Node node = null;
         if (topo != null) {
             try {
-                node = Node.setup(o.node(), topo, o.topology() == null, o.bind() == Options.Bind.ON, b, System.getenv());
+                node = Node.setup(o.node(), topo, o.topology() == null, binder, System.getenv());
             } catch (Throwable t) {
                 Log.info("cannot work out this JVM's share of the node (" + t + "): pools use the whole allowed set");
             }
         }
-        p.ready(new Env(topo, topo == null ? null : node != null ? node.jvm() : topo.allowed(), b, problem, node));
+        p.ready(new Env(topo, topo == null ? null : node != null ? node.jvm() : topo.allowed(), topo == null ? Binder.NONE : binder, problem, node));
         if (o.rebalance() != null && o.rebalance().on() && topo != null) rebalancer = Rebalancer.start(p, o.rebalance());
-        Log.debug("ready " + (System.nanoTime() - T0) / 1000 + " us after premain began (topology " + (tTopo - tStart) / 1000 + " us)");
+        Log.debug("ready " + (System.nanoTime() - t0) / 1000 + " us after premain began (topology " + (tTopo - tStart) / 1000 + " us)");
     }
 
     static void writeReport(Placer p, String file) {
         try {
             Path target = Path.of(file).toAbsolutePath();
             Path tmp = target.resolveSibling(target.getFileName() + ".tmp");
-            java.util.Map<String, Object> snapshot = p.snapshot();
-            Rebalancer r = rebalancer;
-            if (r != null) snapshot.put("rebalance", r.report());
-            Files.writeString(tmp, Json.write(snapshot), StandardCharsets.UTF_8);
+            Files.writeString(tmp, Json.write(PlacementReport.snapshot(p, rebalancer)), StandardCharsets.UTF_8);
             Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
         } catch (Throwable t) {
             Log.info("cannot write the report " + file + ": " + t);

@@ -1,6 +1,9 @@
 package io.qv4j.api;
 
+import io.qv4j.split.Slots;
 import io.qv4j.topology.CpuSet;
+
+import java.util.ArrayList;
 
 import java.util.List;
 import java.util.Optional;
@@ -64,8 +67,7 @@ public final class QvExecutors {
         private final int tasks;
         private final PlacementSpec spec;
         private final AtomicInteger count = new AtomicInteger();
-        private final Thread[] owners;
-        private volatile CpuSet[] slots; // null entries: no piece
+        private volatile Slots slots;
         private volatile CpuSet union;
         private volatile boolean unpinned;
 
@@ -73,7 +75,6 @@ public final class QvExecutors {
             this.name = name;
             this.tasks = tasks;
             this.spec = spec;
-            this.owners = new Thread[tasks];
         }
 
         @Override
@@ -88,11 +89,7 @@ public final class QvExecutors {
                 try {
                     r.run();
                 } finally {
-                    if (slot >= 0) {
-                        synchronized (owners) {
-                            owners[slot] = null;
-                        }
-                    }
+                    if (slot >= 0) slots.release(slot, Thread.currentThread());
                 }
             }, name + "-thread-" + count.incrementAndGet());
             t.setDaemon(false);
@@ -101,20 +98,8 @@ public final class QvExecutors {
 
         private int bind() {
             if (!plan()) return -1;
-            Thread me = Thread.currentThread();
-            int slot = -1;
-            CpuSet cpus = null;
-            synchronized (owners) {
-                for (int i = 0; i < tasks; i++) {
-                    if (owners[i] == null && slots[i] != null) {
-                        owners[i] = me;
-                        slot = i;
-                        cpus = slots[i];
-                        break;
-                    }
-                }
-            }
-            Platform.current().bind(cpus != null ? cpus : union);
+            int slot = slots.take(Thread.currentThread());
+            Platform.current().bind(slot >= 0 ? slots.piece(slot) : union);
             return slot;
         }
 
@@ -132,14 +117,10 @@ public final class QvExecutors {
                     return false;
                 }
                 Scope all = Scope.of(p.discover());
-                List<Optional<Scope>> plan = spec.plan(all, tasks);
-                CpuSet[] s = new CpuSet[tasks];
-                CpuSet u = CpuSet.empty();
-                for (int i = 0; i < tasks; i++) {
-                    s[i] = plan.get(i).map(Scope::cpuset).orElse(null);
-                    if (s[i] != null) u = u.or(s[i]);
-                }
-                union = u.isEmpty() ? all.cpuset() : u;
+                List<CpuSet> pieces = new ArrayList<>(tasks);
+                for (Optional<Scope> s : spec.plan(all, tasks)) pieces.add(s.map(Scope::cpuset).orElse(null));
+                Slots s = new Slots(pieces);
+                union = s.union().isEmpty() ? all.cpuset() : s.union();
                 slots = s;
                 return true;
             }

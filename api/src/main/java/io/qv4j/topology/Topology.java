@@ -122,4 +122,24 @@ public final class Topology {
     public String toString() {
         return "topology[" + source + " pus:" + online + " allowed:" + allowed + "]";
     }
+
+    /**
+     * A name for a cpuset: {@code core 3 (pu 6)} for a PU alone on its core, else the innermost
+     * object that is exactly this cpuset ({@code l3 1 (pus 8-15)}), else {@code pus 0,5}.
+     */
+    public String label(CpuSet cpus) {
+        if (cpus.cardinality() == 1) {
+            HwObject pu = pu(cpus.first());
+            HwObject core = pu == null ? null : pu.ancestor(HwType.CORE);
+            if (core != null && core.cpuset().equals(cpus)) return "core " + core.logicalIndex() + " (pu " + cpus + ")";
+            return "pu " + cpus;
+        }
+        HwType[] innermostFirst = {HwType.CORE, HwType.L2, HwType.L3, HwType.NUMANODE, HwType.DIE, HwType.PACKAGE, HwType.MACHINE};
+        for (HwType type : innermostFirst) {
+            for (HwObject o : objects(type)) {
+                if (o.cpuset().equals(cpus)) return type.shortName() + " " + o.logicalIndex() + " (pus " + cpus + ")";
+            }
+        }
+        return "pus " + cpus;
+    }
 }

@@ -1,15 +1,10 @@
 package io.qv4j.agent.annotations;
 
 import io.qv4j.agent.config.Policy;
-import io.qv4j.agent.bind.NativeAffinity;
 import io.qv4j.agent.log.Log;
 import io.qv4j.agent.config.Options;
-import io.qv4j.agent.place.EnginePlanner;
 import io.qv4j.agent.place.Env;
 import io.qv4j.agent.place.Placer;
-import io.qv4j.api.Scope;
-import io.qv4j.api.Split;
-import io.qv4j.topology.CpuSet;
 
 import java.lang.ref.WeakReference;
 import java.lang.reflect.Field;
@@ -203,26 +198,24 @@ public final class Annotations implements ObjIntConsumer<Object> {
         }
     }
 
-    /** Waits up to 3 s for the agent's background start-up. */
+    /** The agent's environment, waiting for the background start-up like a starting worker does. */
     static Env env() {
         Placer p = placer;
-        if (p == null) return null;
-        for (int i = 0; i < 600; i++) {
-            Env e = p.env();
-            if (e != null) return e;
-            try {
-                Thread.sleep(5);
-            } catch (InterruptedException ie) {
-                Thread.currentThread().interrupt();
-                return null;
-            }
-        }
-        return p.env();
+        return p == null ? null : p.awaitEnv();
     }
 
-    /** The pieces a policy cuts the JVM scope into, and which piece each of {@code n} callers gets. */
-    static CpuSet[] plan(Env e, Policy.Resolved r) {
-        Split split = EnginePlanner.split(e.topology(), e.jvm(), r);
-        return EnginePlanner.perTask(split, r, split.pieces().size()).toArray(new CpuSet[0]);
+    /** The instance the placer asks about pools made inside annotated calls. */
+    public Placer.Annotated source() {
+        return new Placer.Annotated() {
+            @Override
+            public Policy current() {
+                return Annotations.current();
+            }
+
+            @Override
+            public void created(Object pool) {
+                Annotations.created(pool);
+            }
+        };
     }
 }

@@ -1,9 +1,14 @@
 package io.qv4j.agent.annotations;
 
 import io.qv4j.agent.config.Policy;
+import io.qv4j.agent.bind.Binder;
 import io.qv4j.agent.log.Log;
 import io.qv4j.agent.config.Options;
 import io.qv4j.agent.place.Env;
+import io.qv4j.agent.place.EnginePlanner;
+import io.qv4j.api.PlacementSpec;
+import io.qv4j.api.Scope;
+import io.qv4j.split.Slots;
 import io.qv4j.topology.CpuSet;
 
 /**
@@ -19,9 +24,7 @@ final class BindSite {
     }
 
     private final Policy policy;
-    private CpuSet[] pieces;
-    private int[] holders;
-    private int next;
+    private Slots slots;
     private boolean failed;
 
     BindSite(Policy policy) {
@@ -32,43 +35,29 @@ final class BindSite {
         Env e = Annotations.env();
         Options o = Annotations.options();
         if (e == null || o == null || e.topology() == null || o.bind() == Options.Bind.OFF) return new Held(id, null, -1, null, false);
-        int slot = -1;
-        CpuSet cpus = null;
+        Slots s;
         synchronized (this) {
-            if (pieces == null && !failed) {
+            if (slots == null && !failed) {
                 try {
-                    pieces = Annotations.plan(e, policy.resolve(o));
-                    holders = new int[pieces.length];
+                    // one piece per slot: as many callers as pieces run apart
+                    PlacementSpec spec = policy.resolve(o.policy());
+                    int pieces = spec.cut(Scope.of(e.topology(), e.jvm())).pieces().size();
+                    slots = new Slots(EnginePlanner.compute(e.topology(), e.jvm(), spec, pieces).perTask());
                 } catch (RuntimeException ex) {
                     failed = true;
                     Log.once("bind:" + policy.source(), policy.source() + ": cannot place (" + ex.getMessage() + "); callers run as they are");
                 }
             }
-            if (pieces == null || pieces.length == 0) return new Held(id, null, -1, null, false);
-            for (int i = 0; i < pieces.length; i++) {
-                if (holders[i] == 0 && pieces[i] != null) {
-                    slot = i;
-                    break;
-                }
-            }
-            if (slot < 0) {
-                for (int k = 0; k < pieces.length && slot < 0; k++) {
-                    int i = (next + k) % pieces.length;
-                    if (pieces[i] != null) slot = i;
-                }
-                next = slot + 1;
-            }
-            if (slot < 0) return new Held(id, null, -1, null, false);
-            holders[slot]++;
-            cpus = pieces[slot];
+            s = slots;
         }
-        CpuSet prev = io.qv4j.agent.bind.Binder.currentMask();
-        boolean bound = false;
-        if (o.bind() == Options.Bind.ON && prev != null) bound = e.binder().bind(cpus);
+        int slot = s == null ? -1 : s.takeOrShare(Thread.currentThread());
+        if (slot < 0) return new Held(id, null, -1, null, false);
+        CpuSet cpus = s.piece(slot);
+        CpuSet prev = Binder.currentMask();
+        boolean bound = prev != null && e.binder().bind(cpus);
         if (Log.isVerbose()) {
-            Log.debug("@Bind " + policy.source().substring(policy.source().indexOf(" on ") + 4) + " [" + slot + "/" + pieces.length
-                    + "] thread \"" + Thread.currentThread().getName() + "\" -> pus " + cpus
-                    + (o.bind() == Options.Bind.DRY_RUN ? " (dry run)" : bound ? "" : " (not bound)"));
+            Log.debug("@Bind " + policy.source().substring(policy.source().indexOf(" on ") + 4) + " [" + slot + "/" + s.size()
+                    + "] thread \"" + Thread.currentThread().getName() + "\" -> pus " + cpus + e.binder().outcome(bound));
         }
         return new Held(id, this, slot, prev, bound);
     }
@@ -78,8 +67,10 @@ final class BindSite {
             Env e = Annotations.env();
             if (e != null) e.binder().bind(h.previous());
         }
+        Slots s;
         synchronized (this) {
-            if (h.slot() >= 0 && holders != null) holders[h.slot()]--;
+            s = slots;
         }
+        if (h.slot() >= 0 && s != null) s.release(h.slot(), Thread.currentThread());
     }
 }

@@ -11,6 +11,16 @@ public interface Binder {
     /** What does the binding, for the report. */
     String describe();
 
+    /** True when {@link #bind} changes the kernel's mask (false: none, dry run). */
+    default boolean binds() {
+        return true;
+    }
+
+    /** What a bind did, for a verbose line: {@code ""} (bound), {@code " (not bound)"}, {@code " (dry run)"}. */
+    default String outcome(boolean bound) {
+        return bound ? "" : " (not bound)";
+    }
+
     /** The calling thread's kernel thread id, or -1. */
     default long currentTid() {
         try {
@@ -39,7 +49,7 @@ public interface Binder {
         return null;
     }
 
-    /** Binds nothing: bind=off, bind=dry-run, or native binding unavailable. */
+    /** Binds nothing: bind=off, or native binding unavailable. */
     Binder NONE = new Binder() {
         @Override
         public boolean bind(CpuSet cpus) {
@@ -47,8 +57,36 @@ public interface Binder {
         }
 
         @Override
+        public boolean binds() {
+            return false;
+        }
+
+        @Override
         public String describe() {
             return "none";
+        }
+    };
+
+    /** bind=dry-run: places and reports, never touches the kernel's masks. */
+    Binder DRY_RUN = new Binder() {
+        @Override
+        public boolean bind(CpuSet cpus) {
+            return false;
+        }
+
+        @Override
+        public boolean binds() {
+            return false;
+        }
+
+        @Override
+        public String outcome(boolean bound) {
+            return " (dry run)";
+        }
+
+        @Override
+        public String describe() {
+            return "dry run";
         }
     };
 }

@@ -1,8 +1,11 @@
 package io.qv4j.agent.cli;
 
 import io.qv4j.agent.report.Json;
+import io.qv4j.agent.config.OptionException;
+import io.qv4j.agent.config.OptionsParser;
+import io.qv4j.agent.config.PolicyWords;
 import io.qv4j.api.Color;
-import io.qv4j.topology.HwType;
+import io.qv4j.api.PlacementSpec;
 import io.qv4j.api.Scope;
 import io.qv4j.api.Split;
 import io.qv4j.topology.Device;
@@ -10,24 +13,24 @@ import io.qv4j.topology.Topology;
 
 import java.io.PrintStream;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Properties;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * {@code plan [--input FILE|SPEC | --fsroot DIR] (--split N | --split-at TYPE) --color C --tasks T}:
- * the split engine for humans and scripts, the same code path the agent uses for a pool. Without
- * an input it plans for the live machine.
+ * {@code plan [--input FILE|SPEC | --fsroot DIR] [--options 'split-at=core,color=packed'] [--split N | --split-at TYPE]
+ * [--color C] --tasks T}: what the agent would do with a pool of T workers, for humans and
+ * scripts. The policy words are the agent's ({@link PolicyWords}); {@code --options} takes the
+ * agent's option string itself, and the flags override it. Planned by {@link PlacementSpec#assign},
+ * the split-and-map every placement goes through. Without an input it plans for the live machine.
  */
 final class PlanCommand {
-
-    private static final List<String> SPLIT_AT_TYPES = List.of("package", "numa", "l3", "l2", "core", "pu", "gpu", "nic");
 
     private PlanCommand() {
     }
@@ -38,56 +41,44 @@ final class PlanCommand {
 
     static void run(List<String> argv, PrintStream out) {
         Args args = Args.parse("plan", argv,
-                Set.of("--input", "--fsroot", "--split", "--split-at", "--color", "--tasks", "--format"), Set.of());
+                Set.of("--input", "--fsroot", "--options", "--split", "--split-at", "--color", "--tasks", "--format"), Set.of());
         String format = args.choice("--format", "text", "text", "json");
-        String how = args.oneOf("--split", "--split-at");
-        if (how == null) throw new UsageException("plan: give --split N or --split-at TYPE");
-        if (!args.has("--color")) throw new UsageException("plan: --color auto|packed|spread|N is required");
+        args.oneOf("--split", "--split-at");
+        PlacementSpec policy = policy(args.get("--options"), args.get("--split"), args.get("--split-at"), args.get("--color"));
         int tasks = args.positiveInt("--tasks");
         Topology topology = TopologyCommand.load(args);
-        Plan plan = plan(topology, how.equals("--split") ? args.get("--split") : null,
-                how.equals("--split-at") ? args.get("--split-at") : null, args.get("--color"), tasks);
+        Plan plan = plan(topology, policy, tasks);
         out.print(format.equals("json") ? Json.write(json(plan)) : text(topology, plan));
     }
 
-    static Plan plan(Topology topology, String split, String splitAt, String color, int tasks) {
-        Scope scope = Scope.of(topology);
-        Split s;
-        if (split != null) {
-            int p;
-            try {
-                p = Integer.parseInt(split.strip());
-            } catch (NumberFormatException e) {
-                throw new UsageException("plan: --split '" + split + "' is not an integer");
-            }
-            s = scope.split(p);
-        } else {
-            String type = splitAt.strip().toLowerCase(Locale.ROOT);
-            if (!SPLIT_AT_TYPES.contains(type)) {
-                throw new UsageException("plan: --split-at '" + splitAt + "' is not one of " + String.join(", ", SPLIT_AT_TYPES));
-            }
-            s = scope.splitAt(HwType.parse(type));
+    /** The agent's policy from an option string (null: the defaults), then the flags (null: not given). */
+    static PlacementSpec policy(String options, String split, String splitAt, String color) {
+        PlacementSpec p;
+        try {
+            p = OptionsParser.parse(options, new Properties(), Map.of()).policy();
+        } catch (OptionException e) {
+            throw new UsageException("plan: --options: " + e.getMessage());
         }
-        return new Plan(s, map(s, color, tasks));
+        try {
+            if (split != null) p = PlacementSpec.split(PolicyWords.split(split)).color(p.color());
+            if (splitAt != null) p = PlacementSpec.splitAt(PolicyWords.splitAt(splitAt)).color(p.color());
+        } catch (IllegalArgumentException e) {
+            throw new UsageException("plan: " + (split != null ? "--split '" + split : "--split-at '" + splitAt) + "' is not " + e.getMessage());
+        }
+        if (color != null) {
+            try {
+                Color c = PolicyWords.color(color);
+                p = c != null ? p.color(c) : p.ordinal(PolicyWords.ordinal(color));
+            } catch (IllegalArgumentException e) {
+                throw new UsageException("plan: --color '" + color + "' is not " + e.getMessage());
+            }
+        }
+        return p;
     }
 
-    private static List<Split.Assignment> map(Split s, String color, int tasks) {
-        String c = color.strip().toLowerCase(Locale.ROOT);
-        switch (c) {
-            case "auto", "packed", "spread", "undefined":
-                return s.assign(tasks, Color.valueOf(c.toUpperCase(Locale.ROOT)));
-            default:
-                int ordinal;
-                try {
-                    ordinal = Integer.parseInt(c);
-                } catch (NumberFormatException e) {
-                    throw new UsageException("plan: --color '" + color + "' is not auto, packed, spread or a piece number");
-                }
-                if (ordinal < 0) throw new UsageException("plan: --color " + ordinal + " is negative");
-                int[] ordinals = new int[tasks];
-                Arrays.fill(ordinals, ordinal);
-                return s.assignByOrdinal(ordinals, new int[tasks]);
-        }
+    static Plan plan(Topology topology, PlacementSpec policy, int tasks) {
+        Split s = policy.cut(Scope.of(topology));
+        return new Plan(s, policy.assign(s, tasks));
     }
 
     static Map<String, Object> json(Plan plan) {

@@ -1,6 +1,7 @@
 package io.qv4j.agent.config;
 
 import io.qv4j.api.Color;
+import io.qv4j.api.PlacementSpec;
 import io.qv4j.topology.HwType;
 
 import java.util.List;
@@ -10,9 +11,7 @@ import java.util.List;
  *
  * @param enabled    false: the agent installs nothing
  * @param strict     true: a bad option stops the JVM instead of disabling the agent
- * @param splitAt    the object type each piece is made of (ignored when {@code split > 0})
- * @param split      a regular split into this many pieces; 0 = use {@code splitAt}
- * @param color      how a pool's workers map onto the pieces
+ * @param policy     {@code split-at}/{@code split} and {@code color}: the policy of pools no rule or annotation names
  * @param pools      thread-name globs naming the pools to pin; empty = every application pool
  * @param commonPool pin the common ForkJoinPool too
  * @param bind       on, off (hooks and bookkeeping only) or dry-run (place and report, never bind)
@@ -20,27 +19,23 @@ import java.util.List;
  * @param verbose    one stderr line per pinned thread
  * @param report     a JSON report written at exit; null = none
  * @param node       several JVMs on one node: local rank, claims, quota
- * @param rebalance  load-proportional re-splits of the JVM scope among pinned pools: period and threshold; null = off (the default: not even its class is loaded)
+ * @param rebalance  load-proportional re-splits of the JVM scope among pinned pools; null = off (the default: not even its class is loaded)
  */
-public record Options(boolean enabled, boolean strict, HwType splitAt, int split, Color color, List<String> pools,
+public record Options(boolean enabled, boolean strict, PlacementSpec policy, List<String> pools,
                       boolean commonPool, Bind bind, String topology, boolean verbose, String report,
                       NodeOptions node, RebalanceOptions rebalance) {
 
-    public enum Bind { ON, OFF, DRY_RUN }
+    public enum Bind {
+        ON, OFF, DRY_RUN;
+
+        /** {@code on}, {@code off}, {@code dry-run}: the option's word. */
+        public String word() {
+            return name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
+        }
+    }
 
     public static Options defaults() {
-        return new Options(true, false, HwType.CORE, 0, Color.SPREAD, List.of(), false, Bind.ON, null, false, null,
-                NodeOptions.defaults(), null);
-    }
-
-    /** Without rebalancing (off). */
-    public Options(boolean enabled, boolean strict, HwType splitAt, int split, Color color, List<String> pools,
-                   boolean commonPool, Bind bind, String topology, boolean verbose, String report, NodeOptions node) {
-        this(enabled, strict, splitAt, split, color, pools, commonPool, bind, topology, verbose, report, node, null);
-    }
-
-    /** {@code split-at=core color=spread}: the policy in words, for logs and the report. */
-    public String policy() {
-        return (split > 0 ? "split=" + split : "split-at=" + splitAt.shortName()) + " color=" + color.name().toLowerCase(java.util.Locale.ROOT);
+        return new Options(true, false, PlacementSpec.splitAt(HwType.CORE).color(Color.SPREAD), List.of(), false, Bind.ON,
+                null, false, null, NodeOptions.defaults(), null);
     }
 }

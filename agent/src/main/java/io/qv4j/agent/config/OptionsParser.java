@@ -1,11 +1,9 @@
 package io.qv4j.agent.config;
 
 import io.qv4j.api.Color;
+import io.qv4j.api.PlacementSpec;
 import io.qv4j.topology.HwType;
 
-import java.io.IOException;
-import java.io.Reader;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -30,151 +28,103 @@ public final class OptionsParser {
             "local-rank", "rank-split-at", "claims", "claims-dir", "respect-quota",
             "rebalance", "rebalance-threshold", "config");
 
-    private static final String BOOLEANS = "true, false, on, off";
-    private static final String SPLIT_AT = "machine, package, die, numa, l3, l2, l1, core, pu";
+    /** Local ranks get CPU pieces: every type but the devices. */
+    private static final String RANK_SPLIT_AT = "machine, package, die, numa, l3, l2, l1, core, pu";
 
     private OptionsParser() {
     }
 
-    /** The options from the running JVM's system properties and environment plus the agent arguments. */
-    public static Options fromEnvironment(String agentArgs) throws OptionException {
-        return parse(agentArgs, System.getProperties(), System.getenv());
+    /** The options and rules from the running JVM's system properties and environment plus the agent arguments. */
+    public static Config fromEnvironment(String agentArgs) throws OptionException {
+        return read(agentArgs, System.getProperties(), System.getenv());
     }
 
-    /** {@code strict} as the sources say it, without failing: decides how a bad option is handled. */
-    public static boolean strictRequested(String agentArgs, Properties sys, Map<String, String> env) {
+    /** The merged options only (tests and tools). */
+    public static Options parse(String agentArgs, Properties sys, Map<String, String> env) throws OptionException {
+        return read(agentArgs, sys, env).options();
+    }
+
+    /**
+     * Reads every source once. On a bad option the exception says whether the sources asked for
+     * {@code strict=true}, judged from the values that could be read.
+     */
+    public static Config read(String agentArgs, Properties sys, Map<String, String> env) throws OptionException {
+        OptionException[] first = new OptionException[1];
+        Map<String, String> args = splitArgs(agentArgs, first);
+        // the environment is shared with everything else on the machine: QV_ names that are not ours are ignored
+        Map<String, String> fromEnv = new LinkedHashMap<>();
+        List<String> ignored = new ArrayList<>();
+        for (Map.Entry<String, String> e : env.entrySet()) {
+            if (!e.getKey().startsWith("QV_")) continue;
+            String key = e.getKey().substring(3).toLowerCase(Locale.ROOT).replace('_', '-');
+            if (KEYS.contains(key) && e.getKey().equals(envName(key))) fromEnv.put(key, e.getValue());
+            else ignored.add(e.getKey());
+        }
+        Map<String, String> fromSys = new LinkedHashMap<>();
+        for (String name : sys.stringPropertyNames()) {
+            if (name.startsWith("qv.")) put(fromSys, name.substring(3), sys.getProperty(name), "system property -D" + name, first);
+        }
+        Map<String, String> merged = new LinkedHashMap<>(args);
+        merged.putAll(fromEnv);
+        merged.putAll(fromSys);
         try {
-            Map<String, String> merged = new LinkedHashMap<>();
-            if (agentArgs != null) {
-                for (String part : agentArgs.split(",")) {
-                    int eq = part.indexOf('=');
-                    if (eq > 0 && part.substring(0, eq).strip().equals("strict")) merged.put("strict", part.substring(eq + 1).strip());
-                }
-            }
-            String e = env.get(envName("strict"));
-            if (e != null) merged.put("strict", e);
-            String s = sys.getProperty("qv.strict");
-            if (s != null) merged.put("strict", s);
-            String v = merged.get("strict");
-            return v != null && bool("strict", v);
-        } catch (OptionException | RuntimeException e) {
+            if (first[0] != null) throw first[0];
+            // the config file itself is named by the three stronger sources
+            String config = merged.get("config");
+            ConfigFile file = config == null || config.isBlank() ? ConfigFile.NONE : ConfigFile.read(config.strip());
+            Map<String, String> all = new LinkedHashMap<>(file.options());
+            all.putAll(merged);
+            merged = all;
+            return new Config(build(merged), file.rules(), List.copyOf(ignored));
+        } catch (OptionException e) {
+            throw e.strict(strictOf(merged));
+        }
+    }
+
+    private static boolean strictOf(Map<String, String> merged) {
+        try {
+            return merged.containsKey("strict") && PolicyWords.bool(merged.get("strict"));
+        } catch (IllegalArgumentException e) {
             return false;
         }
     }
 
-    /** The config file named by -D, the environment or the agent arguments (in that order), or null. */
-    public static String configFile(String agentArgs, Properties sys, Map<String, String> env) throws OptionException {
-        String s = sys.getProperty("qv.config");
-        if (s == null) s = env.get(envName("config"));
-        if (s == null) s = splitArgs(agentArgs).get("config");
-        return s == null || s.isBlank() ? null : s.strip();
+    private static void put(Map<String, String> m, String key, String value, String where, OptionException[] first) {
+        if (KEYS.contains(key)) {
+            m.put(key, value);
+        } else if (first[0] == null) {
+            first[0] = new OptionException("unknown " + where + (where.equals("option") ? " '" + key + "'" : "")
+                    + " (keys: " + String.join(", ", KEYS) + ")");
+        }
     }
 
-    public static Options parse(String agentArgs, Properties sys, Map<String, String> env) throws OptionException {
-        Map<String, String> args = splitArgs(agentArgs);
-        Map<String, String> fromEnv = new LinkedHashMap<>();
-        for (Map.Entry<String, String> e : env.entrySet()) {
-            if (e.getKey().startsWith("QV_")) fromEnv.put(keyOf(e.getKey().substring(3).toLowerCase(Locale.ROOT).replace('_', '-'), "environment variable " + e.getKey()), e.getValue());
-        }
-        Map<String, String> fromSys = new LinkedHashMap<>();
-        for (String name : sys.stringPropertyNames()) {
-            if (name.startsWith("qv.")) {
-                fromSys.put(keyOf(name.substring(3), "system property -D" + name), sys.getProperty(name));
-            }
-        }
-        // The config file itself comes from the three stronger sources.
-        String config = fromSys.getOrDefault("config", fromEnv.getOrDefault("config", args.get("config")));
-        Map<String, String> fromFile = config == null || config.isBlank() ? Map.of() : readFile(config.strip());
-
-        Map<String, String> merged = new LinkedHashMap<>(fromFile);
-        merged.putAll(args);
-        merged.putAll(fromEnv);
-        merged.putAll(fromSys);
-        return build(merged);
-    }
-
-    /** Parses {@code key=value,key=value}; blanks around keys and values are ignored. */
-    static Map<String, String> splitArgs(String agentArgs) throws OptionException {
+    /** Parses {@code key=value,key=value}; blanks around keys and values are ignored; the first error goes to {@code first}. */
+    static Map<String, String> splitArgs(String agentArgs, OptionException[] first) {
         Map<String, String> out = new LinkedHashMap<>();
         if (agentArgs == null || agentArgs.isBlank()) return out;
         for (String part : agentArgs.split(",", -1)) {
             if (part.isBlank()) continue;
             int eq = part.indexOf('=');
-            if (eq < 0) throw new OptionException("'" + part.strip() + "' is not key=value (keys: " + String.join(", ", KEYS) + ")");
-            String key = keyOf(part.substring(0, eq).strip(), "option");
-            if (out.containsKey(key)) throw new OptionException("option " + key + " given twice");
-            out.put(key, part.substring(eq + 1).strip());
+            String key = eq < 0 ? null : part.substring(0, eq).strip();
+            if (key != null && out.containsKey(key) && first[0] == null) first[0] = new OptionException("option " + key + " given twice");
+            if (eq < 0) {
+                if (first[0] == null) first[0] = new OptionException("'" + part.strip() + "' is not key=value (keys: " + String.join(", ", KEYS) + ")");
+            } else {
+                put(out, key, part.substring(eq + 1).strip(), "option", first);
+            }
         }
         return out;
-    }
-
-    private static String keyOf(String key, String where) throws OptionException {
-        if (!KEYS.contains(key)) {
-            throw new OptionException("unknown " + where + (where.equals("option") ? " '" + key + "'" : "")
-                    + " (keys: " + String.join(", ", KEYS) + ")");
-        }
-        return key;
     }
 
     static String envName(String key) {
         return "QV_" + key.toUpperCase(Locale.ROOT).replace('-', '_');
     }
 
-    private static Map<String, String> readFile(String file) throws OptionException {
-        Properties p = new Properties();
-        try (Reader r = Files.newBufferedReader(Path.of(file), StandardCharsets.UTF_8)) {
-            p.load(r);
-        } catch (IOException | RuntimeException e) {
-            throw new OptionException("config=" + file + ": cannot read the file (" + e.getClass().getSimpleName()
-                    + (e.getMessage() == null ? "" : ": " + e.getMessage()) + ")");
-        }
-        Map<String, String> out = new LinkedHashMap<>();
-        for (String name : p.stringPropertyNames()) {
-            if (io.qv4j.agent.config.Rules.isRuleKey(name)) continue; // read by Rules, with line numbers
-            String key = name.startsWith("qv.") ? name.substring(3) : name;
-            if (!KEYS.contains(key) || key.equals("config")) {
-                throw new OptionException("config=" + file + ": unknown key '" + name + "' (keys: "
-                        + String.join(", ", KEYS.subList(0, KEYS.size() - 1)) + ")");
-            }
-            out.put(key, p.getProperty(name).strip());
-        }
-        return out;
-    }
-
     private static Options build(Map<String, String> m) throws OptionException {
         Options d = Options.defaults();
         boolean enabled = m.containsKey("enabled") ? bool("enabled", m.get("enabled")) : d.enabled();
         boolean strict = m.containsKey("strict") ? bool("strict", m.get("strict")) : d.strict();
-        HwType splitAt = d.splitAt();
-        if (m.containsKey("split-at")) {
-            String v = m.get("split-at");
-            try {
-                splitAt = HwType.parse(v);
-            } catch (IllegalArgumentException e) {
-                splitAt = null;
-            }
-            if (splitAt == null || splitAt.isDevice()) throw bad("split-at", v, SPLIT_AT);
-        }
-        int split = d.split();
-        if (m.containsKey("split")) {
-            String v = m.get("split");
-            try {
-                split = Integer.parseInt(v);
-            } catch (NumberFormatException e) {
-                split = -1;
-            }
-            if (split < 1 || split > 65536) throw bad("split", v, "a number of pieces, 1 to 65536");
-        }
-        Color color = d.color();
-        if (m.containsKey("color")) {
-            String v = m.get("color");
-            color = switch (v.toLowerCase(Locale.ROOT)) {
-                case "auto" -> Color.AUTO;
-                case "packed" -> Color.PACKED;
-                case "spread" -> Color.SPREAD;
-                default -> throw bad("color", v, "auto, packed, spread");
-            };
-        }
+        PlacementSpec policy = policy(m, d.policy());
         List<String> pools = d.pools();
         if (m.containsKey("pools")) {
             String v = m.get("pools");
@@ -218,7 +168,7 @@ public final class OptionsParser {
                 throw bad("report", report, "a file in an existing directory");
             }
         }
-        return new Options(enabled, strict, splitAt, split, color, pools, commonPool, bind, topology, verbose, report,
+        return new Options(enabled, strict, policy, pools, commonPool, bind, topology, verbose, report,
                 node(m), m.containsKey("rebalance") || m.containsKey("rebalance-threshold") ? RebalanceOptions.parse(m) : null);
     }
 
@@ -247,7 +197,7 @@ public final class OptionsParser {
                 } catch (IllegalArgumentException e) {
                     rankSplitAt = null;
                 }
-                if (rankSplitAt == null || rankSplitAt.isDevice()) throw bad("rank-split-at", v, "balanced, " + SPLIT_AT);
+                if (rankSplitAt == null || rankSplitAt.isDevice()) throw bad("rank-split-at", v, "balanced, " + RANK_SPLIT_AT);
             }
         }
         NodeOptions.Claims claims = d.claims();
@@ -269,12 +219,32 @@ public final class OptionsParser {
         return new NodeOptions(localRank, rankSplitAt, claims, claimsDir, respectQuota);
     }
 
+    /** {@code split-at}, {@code split} and {@code color} over the defaults: the words of {@link PolicyWords}. */
+    private static PlacementSpec policy(Map<String, String> m, PlacementSpec d) throws OptionException {
+        String key = null;
+        try {
+            PlacementSpec p = d;
+            key = "split-at";
+            if (m.containsKey(key)) p = PlacementSpec.splitAt(PolicyWords.splitAt(m.get(key))).color(p.color());
+            key = "split";
+            if (m.containsKey(key)) p = PlacementSpec.split(PolicyWords.split(m.get(key))).color(p.color());
+            key = "color";
+            if (m.containsKey(key)) {
+                Color c = PolicyWords.color(m.get(key));
+                p = c != null ? p.color(c) : p.ordinal(PolicyWords.ordinal(m.get(key)));
+            }
+            return p;
+        } catch (IllegalArgumentException e) {
+            throw bad(key, m.get(key), e.getMessage());
+        }
+    }
+
     private static boolean bool(String key, String v) throws OptionException {
-        return switch (v.toLowerCase(Locale.ROOT)) {
-            case "true", "on", "yes", "1" -> true;
-            case "false", "off", "no", "0" -> false;
-            default -> throw bad(key, v, BOOLEANS);
-        };
+        try {
+            return PolicyWords.bool(v);
+        } catch (IllegalArgumentException e) {
+            throw bad(key, v, e.getMessage());
+        }
     }
 
     private static OptionException bad(String key, String value, String allowed) {

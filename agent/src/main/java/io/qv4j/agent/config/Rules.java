@@ -1,19 +1,11 @@
 package io.qv4j.agent.config;
 
-import io.qv4j.agent.config.OptionException;
 import io.qv4j.api.Color;
 import io.qv4j.topology.HwType;
 
-import java.io.IOException;
-import java.io.Reader;
-import java.io.StringReader;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 import java.util.regex.Pattern;
@@ -35,7 +27,6 @@ public final class Rules {
 
     public static final List<String> MATCH_KEYS = List.of("match.thread", "match.class", "match.creator");
     public static final List<String> POLICY_KEYS = List.of("split-at", "split", "color", "common-pool", "weight");
-    private static final String SPLIT_AT = "machine, package, die, numa, l3, l2, l1, core, pu";
 
     private final List<Rule> rules;
 
@@ -66,27 +57,8 @@ public final class Rules {
         return null;
     }
 
-    /** The rules of a config file; none when {@code file} is null or has no {@code rule.} keys. */
-    public static Rules read(String file) throws OptionException {
-        if (file == null || file.isBlank()) return none();
-        String text;
-        try {
-            text = Files.readString(Path.of(file.strip()), StandardCharsets.UTF_8);
-        } catch (IOException | RuntimeException e) {
-            throw new OptionException("config=" + file + ": cannot read the file (" + e.getClass().getSimpleName()
-                    + (e.getMessage() == null ? "" : ": " + e.getMessage()) + ")");
-        }
-        return parse(file.strip(), text);
-    }
-
-    static Rules parse(String file, String text) throws OptionException {
-        Properties p = new Properties();
-        try (Reader r = new StringReader(text)) {
-            p.load(r);
-        } catch (IOException | RuntimeException e) {
-            throw new OptionException("config=" + file + ": cannot read the file (" + e + ")");
-        }
-        Map<String, Integer> lines = keyLines(text);
+    /** The rules among a config file's keys ({@code rule.NAME.KEY}), with their lines for messages. */
+    static Rules parse(String file, Properties p, Map<String, Integer> lines) throws OptionException {
         // rule name → (key → value), names in order of first appearance
         Map<String, Map<String, String>> byName = new LinkedHashMap<>();
         List<String> keys = new ArrayList<>(lines.keySet());
@@ -133,44 +105,13 @@ public final class Rules {
                 case "match.thread" -> thread = glob(where, key, v, "a thread-name glob such as io-*");
                 case "match.class" -> cls = glob(where, key, v, "a pool class glob such as java.util.concurrent.ForkJoinPool or com.acme.*Pool");
                 case "match.creator" -> creator = glob(where, key, v.indexOf('#') < 0 ? v + "#*" : v, "com.acme.Cls#method, globs allowed");
-                case "split-at" -> {
-                    try {
-                        splitAt = HwType.parse(v);
-                    } catch (IllegalArgumentException x) {
-                        splitAt = null;
-                    }
-                    if (splitAt == null || splitAt.isDevice()) throw bad(where, key, v, SPLIT_AT);
-                }
-                case "split" -> {
-                    try {
-                        split = Integer.parseInt(v);
-                    } catch (NumberFormatException x) {
-                        split = -1;
-                    }
-                    if (split < 1 || split > 65536) throw bad(where, key, v, "a number of pieces, 1 to 65536");
-                }
+                case "split-at" -> splitAt = word(where, key, v, PolicyWords::splitAt);
+                case "split" -> split = word(where, key, v, PolicyWords::split);
                 case "color" -> {
-                    switch (v.toLowerCase(Locale.ROOT)) {
-                        case "auto" -> color = Color.AUTO;
-                        case "packed" -> color = Color.PACKED;
-                        case "spread" -> color = Color.SPREAD;
-                        default -> {
-                            try {
-                                ordinal = Integer.parseInt(v);
-                            } catch (NumberFormatException x) {
-                                ordinal = -1;
-                            }
-                            if (ordinal < 0) throw bad(where, key, v, "auto, packed, spread, or a piece number 0, 1, ...");
-                        }
-                    }
+                    color = word(where, key, v, PolicyWords::color);
+                    if (color == null) ordinal = PolicyWords.ordinal(v);
                 }
-                case "common-pool" -> {
-                    switch (v.toLowerCase(Locale.ROOT)) {
-                        case "true", "on", "yes", "1" -> common = true;
-                        case "false", "off", "no", "0" -> common = false;
-                        default -> throw bad(where, key, v, "true, false, on, off");
-                    }
-                }
+                case "common-pool" -> common = word(where, key, v, PolicyWords::bool);
                 case "weight" -> {
                     try {
                         weight = Double.parseDouble(v);
@@ -195,6 +136,14 @@ public final class Rules {
         return l == null ? 0 : l;
     }
 
+    private static <T> T word(String where, String key, String v, java.util.function.Function<String, T> parse) throws OptionException {
+        try {
+            return parse.apply(v);
+        } catch (IllegalArgumentException e) {
+            throw bad(where, key, v, e.getMessage());
+        }
+    }
+
     private static Pattern glob(String where, String key, String v, String allowed) throws OptionException {
         if (v.isBlank()) throw bad(where, key, v, allowed);
         return Rule.glob(v);
@@ -202,46 +151,5 @@ public final class Rules {
 
     private static OptionException bad(String where, String key, String value, String allowed) {
         return new OptionException(where + "bad value " + key + "=" + value + " (allowed: " + allowed + ")");
-    }
-
-    /**
-     * Each key's line (1-based; the last occurrence, as {@link Properties} keeps the last value),
-     * in order of first appearance. Handles comments, blank lines and continuation lines; keys with
-     * escapes are taken as written.
-     */
-    static Map<String, Integer> keyLines(String text) {
-        Map<String, Integer> out = new LinkedHashMap<>();
-        String[] ls = text.split("\r\n|\r|\n", -1);
-        boolean continued = false;
-        for (int i = 0; i < ls.length; i++) {
-            String line = ls[i];
-            boolean wasContinued = continued;
-            continued = endsWithOddBackslashes(line);
-            if (wasContinued) continue;
-            String s = line.stripLeading();
-            if (s.isEmpty() || s.charAt(0) == '#' || s.charAt(0) == '!') {
-                continued = false;
-                continue;
-            }
-            int end = 0;
-            while (end < s.length()) {
-                char c = s.charAt(end);
-                if (c == '\\') {
-                    end += 2;
-                    continue;
-                }
-                if (c == '=' || c == ':' || Character.isWhitespace(c)) break;
-                end++;
-            }
-            String key = s.substring(0, Math.min(end, s.length()));
-            out.put(key, i + 1);
-        }
-        return out;
-    }
-
-    private static boolean endsWithOddBackslashes(String line) {
-        int n = 0;
-        for (int i = line.length() - 1; i >= 0 && line.charAt(i) == '\\'; i--) n++;
-        return n % 2 == 1;
     }
 }

@@ -15,7 +15,9 @@ public final class AnnotationSupport {
 
     public static AnnotationTransformer install(Instrumentation inst, Placer p, Options o) throws ReflectiveOperationException {
         Class<?> hooks = Class.forName(Boot.HOOKS, false, null);
-        hooks.getField("annotations").set(null, new Annotations(p, o));
+        Annotations a = new Annotations(p, o);
+        p.annotations(a.source());
+        hooks.getField("annotations").set(null, a);
         AnnotationTransformer t = new AnnotationTransformer(Boot.HOOKS.replace('.', '/'));
         inst.addTransformer(t, false);
         return t;

@@ -42,10 +42,11 @@ public final class Node {
 
     /**
      * @param live   the topology is this machine (not a dry-run topology)
-     * @param bindOn bind=on: the process may be bound and claims taken
-     * @param binder the worker binder; the process is bound through the JNI library only
+     * @param binder the worker binder; the process is bound (and claims taken) only when it {@link Binder#binds()},
+     *               and through the JNI library only
      */
-    public static Node setup(NodeOptions o, Topology topology, boolean live, boolean bindOn, Binder binder, Map<String, String> env) {
+    public static Node setup(NodeOptions o, Topology topology, boolean live, Binder binder, Map<String, String> env) {
+        boolean bindOn = binder.binds();
         LocalRank rank = LocalRank.detect(o.localRank(), env);
         Double quota = live ? CgroupQuota.live() : null;
         LauncherScope scope = LauncherScope.compute(topology, topology.allowed(), rank, o.rankSplitAt(), quota, o.respectQuota());

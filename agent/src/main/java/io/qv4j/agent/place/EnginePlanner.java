@@ -1,26 +1,30 @@
 package io.qv4j.agent.place;
 
-import io.qv4j.agent.config.Options;
-import io.qv4j.agent.config.Policy;
+import io.qv4j.api.PlacementSpec;
 import io.qv4j.api.Scope;
 import io.qv4j.api.Split;
 import io.qv4j.topology.CpuSet;
 import io.qv4j.topology.Topology;
 
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 
 /**
- * The split engine of the api module: {@code Scope.of(t, universe).splitAt(type).tasks(T, color)}.
- * Plans are pure functions of their inputs, so the last few are remembered: applications that
- * make pools of the same shape again and again pay for planning once.
+ * The split engine of the api module, {@link PlacementSpec#assign}, with a memory: plans are pure
+ * functions of their inputs, so the last few are kept and applications that make pools of the
+ * same shape again and again pay for planning once.
  */
-public final class EnginePlanner implements Planner {
+public final class EnginePlanner {
+
+    /**
+     * @param pieces  how many pieces the universe was cut into
+     * @param perTask one cpuset per task (slot); null = no piece for that task
+     */
+    public record Plan(int pieces, List<CpuSet> perTask) {
+    }
 
     /**
      * A plan's inputs. A class, not a record: a record's hashCode/equals bootstrap through
@@ -29,10 +33,10 @@ public final class EnginePlanner implements Planner {
     private static final class Key {
         final Topology topology;
         final CpuSet universe;
-        final Policy.Resolved policy;
+        final PlacementSpec policy;
         final int tasks;
 
-        Key(Topology topology, CpuSet universe, Policy.Resolved policy, int tasks) {
+        Key(Topology topology, CpuSet universe, PlacementSpec policy, int tasks) {
             this.topology = topology;
             this.universe = universe;
             this.policy = policy;
@@ -41,16 +45,12 @@ public final class EnginePlanner implements Planner {
 
         @Override
         public boolean equals(Object o) {
-            if (!(o instanceof Key k)) return false;
-            Policy.Resolved a = policy, b = k.policy;
-            return topology == k.topology && tasks == k.tasks && universe.equals(k.universe)
-                    && a.splitAt() == b.splitAt() && a.split() == b.split() && a.color() == b.color() && a.ordinal() == b.ordinal();
+            return o instanceof Key k && topology == k.topology && tasks == k.tasks && universe.equals(k.universe) && policy.equals(k.policy);
         }
 
         @Override
         public int hashCode() {
-            return ((System.identityHashCode(topology) * 31 + universe.hashCode()) * 31 + tasks) * 31
-                    + policy.split() * 7 + policy.ordinal() + (policy.splitAt() == null ? 0 : policy.splitAt().ordinal() * 131);
+            return ((System.identityHashCode(topology) * 31 + universe.hashCode()) * 31 + tasks) * 31 + policy.hashCode();
         }
     }
 
@@ -63,13 +63,8 @@ public final class EnginePlanner implements Planner {
         }
     };
 
-    @Override
-    public Plan plan(Topology topology, CpuSet universe, Options policy, int tasks) {
-        return plan(topology, universe, Policy.Resolved.of(policy), tasks);
-    }
-
-    @Override
-    public Plan plan(Topology topology, CpuSet universe, Policy.Resolved policy, int tasks) {
+    /** {@code tasks} tasks under {@code policy} on {@code universe}; throws when the policy cannot cut it. */
+    public Plan plan(Topology topology, CpuSet universe, PlacementSpec policy, int tasks) {
         Key key = new Key(topology, universe, policy, tasks);
         synchronized (recent) {
             Plan known = recent.get(key);
@@ -82,29 +77,11 @@ public final class EnginePlanner implements Planner {
         return plan;
     }
 
-    private static Plan compute(Topology topology, CpuSet universe, Policy.Resolved policy, int tasks) {
-        Split split = split(topology, universe, policy);
-        return new Plan(split.pieces().size(), Collections.unmodifiableList(perTask(split, policy, tasks)));
-    }
-
-    /** The pieces a policy cuts {@code universe} into. */
-    public static Split split(Topology topology, CpuSet universe, Policy.Resolved policy) {
-        Scope scope = Scope.of(topology, universe);
-        return policy.split() > 0 ? scope.split(policy.split()) : scope.splitAt(policy.splitAt());
-    }
-
-    /** Each of {@code tasks} tasks' cpuset under the policy's color or ordinal (null: none). */
-    public static List<CpuSet> perTask(Split split, Policy.Resolved policy, int tasks) {
-        List<Optional<Scope>> each;
-        if (policy.ordinal() >= 0) {
-            int[] ord = new int[tasks];
-            Arrays.fill(ord, policy.ordinal());
-            each = split.tasksByOrdinal(ord);
-        } else {
-            each = split.tasks(tasks, policy.color());
-        }
+    /** Uncached: what {@code plan} on the command line shows, piece numbers included. */
+    public static Plan compute(Topology topology, CpuSet universe, PlacementSpec policy, int tasks) {
+        Split split = policy.cut(Scope.of(topology, universe));
         List<CpuSet> out = new ArrayList<>(tasks);
-        for (Optional<Scope> s : each) out.add(s.isPresent() ? s.get().cpuset() : null);
-        return out;
+        for (Split.Assignment a : policy.assign(split, tasks)) out.add(a.scope().isPresent() ? a.scope().get().cpuset() : null);
+        return new Plan(split.pieces().size(), Collections.unmodifiableList(out));
     }
 }

@@ -10,13 +10,9 @@ import io.qv4j.topology.Topology;
  *
  * @param topology the machine (live, or the dry-run topology); null when it could not be read
  * @param jvm      the JVM's scope: the PUs this process may use
- * @param binder   binds the calling thread
+ * @param binder   binds the calling thread (chosen once for the bind mode)
  * @param problem  why there is no topology, for the report
  * @param node     this JVM among others on the node (local rank, claims, quota); null = none of that
  */
 public record Env(Topology topology, CpuSet jvm, Binder binder, String problem, Node node) {
-
-    public Env(Topology topology, CpuSet jvm, Binder binder, String problem) {
-        this(topology, jvm, binder, problem, null);
-    }
 }

@@ -1,7 +1,6 @@
 package io.qv4j.agent.place;
 
 import io.qv4j.agent.log.Log;
-import io.qv4j.agent.config.Options;
 import io.qv4j.agent.config.RebalanceOptions;
 import io.qv4j.api.Scope;
 import io.qv4j.topology.CpuSet;
@@ -17,15 +16,16 @@ import java.util.Map;
 import java.util.concurrent.ThreadPoolExecutor;
 
 /**
- * Load-proportional placement ({@code rebalance=DURATION}, issue 8). A daemon thread,
+ * Load-proportional placement ({@code rebalance=DURATION}). A daemon thread,
  * {@code qv-rebalance} (the agent's own, never pinned), wakes every period and measures each
  * pinned pool's CPU time over the period ({@link ThreadMXBean#getThreadCpuTime} of its live
  * workers). When at least two pinned pools have live workers and their PU shares differ from their
  * load shares by more than the threshold, it re-splits the JVM scope among them with
  * {@link Scope#splitWeighted} (contiguous pieces in pool creation order, every pool at least one
- * unit), re-plans each pool's slots within its new piece by the pool policy, and records the
- * workers whose cpuset changed in {@link Placer#moves}. Those workers rebind on their own thread at
- * their next {@code getTask} (the per-task catch-up flag is switched on until all have moved).
+ * unit), re-plans each pool's slots within its new piece by the pool's own policy (its rule or
+ * annotation over the options, {@link PoolPlanner#replan}), brings the node-wide claims up to date,
+ * and records the workers whose cpuset changed. Those workers rebind on their own thread at their
+ * next {@code getTask} (the per-task catch-up flag is switched on until all have moved).
  *
  * <p>Only {@link ThreadPoolExecutor} pools with slots take part: they are the pools with a per-task
  * hook. Fork/join and unbounded pools keep their place. Nothing here throws into application code:
@@ -113,23 +113,24 @@ public final class Rebalancer implements Runnable {
 
     // ---- one period ---------------------------------------------------------------------------
 
-    private record Member(Placer.PoolInfo pool, List<Thread> workers) {
+    private record Member(Pool pool, List<Thread> workers) {
     }
 
     void period() {
         Env e = placer.env();
         if (e == null || e.topology() == null) return;
         periods++;
+        PoolRegistry registry = placer.registry();
         List<Member> members = new ArrayList<>();
         CpuSet others = CpuSet.empty();
-        synchronized (placer.lock()) {
-            Map<Placer.PoolInfo, Member> by = new LinkedHashMap<>();
-            for (Placer.PoolInfo p : placer.pools()) {
+        synchronized (registry.lock) {
+            Map<Pool, Member> by = new LinkedHashMap<>();
+            for (Pool p : registry.pools()) {
                 if (!p.pinned || p.slots == null || p.tasks < 1 || !p.alive()) continue;
                 if (p.ref.get() instanceof ThreadPoolExecutor) by.put(p, new Member(p, new ArrayList<>()));
                 else others = others.or(p.scope); // pinned, but cannot move: keep out of its way
             }
-            for (Map.Entry<Thread, Placer.ThreadInfo> t : placer.threads().entrySet()) {
+            for (Map.Entry<Thread, Worker> t : registry.liveWorkers().entrySet()) {
                 Member m = by.get(t.getValue().pool);
                 if (m != null && !t.getValue().exited && t.getKey().isAlive()) m.workers.add(t.getKey());
             }
@@ -172,36 +173,24 @@ public final class Rebalancer implements Runnable {
         record(members, loads, e);
     }
 
-    /** Re-plans each pool within its piece and records which workers move. */
-    private void apply(List<Member> members, List<Scope> pieces, Env e) {
-        Options policy = placer.options();
-        synchronized (placer.lock()) {
+    /** Re-plans each pool within its piece by its own policy and records which workers move. */
+    void apply(List<Member> members, List<Scope> pieces, Env e) {
+        PoolRegistry registry = placer.registry();
+        synchronized (registry.lock) {
             for (int i = 0; i < members.size(); i++) {
-                Placer.PoolInfo p = members.get(i).pool;
-                CpuSet piece = pieces.get(i).cpuset();
-                List<CpuSet> slots;
-                try {
-                    slots = placer.planner().plan(e.topology(), piece, policy, p.tasks).perTask();
-                } catch (RuntimeException ex) {
-                    slots = List.of(); // the policy does not fit the piece: every slot gets the whole piece
-                }
-                p.scope = piece;
-                p.universe = piece.toString();
-                p.shares = false;
-                for (int s = 0; s < p.tasks; s++) {
-                    CpuSet c = s < slots.size() && slots.get(s) != null ? slots.get(s) : piece;
-                    p.slots[s] = c;
-                }
-                for (Map.Entry<Thread, Placer.ThreadInfo> t : placer.threads().entrySet()) {
-                    Placer.ThreadInfo ti = t.getValue();
-                    if (ti.pool != p || ti.exited) continue;
-                    CpuSet c = ti.slot >= 0 ? p.slots[ti.slot] : piece;
-                    if (!c.equals(ti.cpuset)) placer.moves.put(t.getKey(), c);
-                    else placer.moves.remove(t.getKey());
+                Pool p = members.get(i).pool;
+                placer.planner().replan(p, pieces.get(i).cpuset(), e);
+                for (Map.Entry<Thread, Worker> t : registry.liveWorkers().entrySet()) {
+                    Worker w = t.getValue();
+                    if (w.pool != p || w.exited) continue;
+                    CpuSet c = w.slot >= 0 ? p.slots.piece(w.slot) : p.scope;
+                    if (!c.equals(w.cpuset)) registry.moves.put(t.getKey(), c);
+                    else registry.moves.remove(t.getKey());
                 }
             }
+            placer.planner().syncClaims(e);
         }
-        if (!placer.moves.isEmpty()) placer.requestCatchUp();
+        if (!registry.moves.isEmpty()) placer.requestCatchUp();
     }
 
     private void record(List<Member> members, double[] loads, Env e) {
@@ -213,7 +202,7 @@ public final class Rebalancer implements Runnable {
         StringBuilder line = new StringBuilder("rebalance:");
         double scale = options.periodMillis() * 1e6;
         for (int i = 0; i < members.size(); i++) {
-            Placer.PoolInfo p = members.get(i).pool;
+            Pool p = members.get(i).pool;
             Map<String, Object> m = new LinkedHashMap<>();
             m.put("id", p.id);
             m.put("name", p.name);
@@ -223,7 +212,7 @@ public final class Rebalancer implements Runnable {
             ps.add(m);
             line.append(i == 0 ? " " : ", ").append(p.name).append(" load ")
                     .append(String.format(Locale.ROOT, "%.2f", loads[i] / scale)).append(" PU -> ")
-                    .append(Placer.label(e.topology(), p.scope));
+                    .append(e.topology().label(p.scope));
         }
         h.put("pools", ps);
         synchronized (history) {
@@ -231,24 +220,6 @@ public final class Rebalancer implements Runnable {
             history.add(h);
         }
         Log.debug(line.toString());
-    }
-
-    /** Rebinds {@code t} on its own thread if a rebalance moved it; true if it had moved. */
-    static boolean rebind(Placer placer, Thread t, Env e) {
-        CpuSet c = placer.moves.remove(t);
-        if (c == null) return false;
-        Placer.ThreadInfo ti;
-        synchronized (placer.lock()) {
-            ti = placer.threads().get(t);
-            if (ti == null || ti.exited) return true;
-            ti.cpuset = c;
-            ti.label = Placer.label(e.topology(), c);
-            ti.rebinds++;
-        }
-        if (placer.options().bind() == Options.Bind.ON) ti.bound = e.binder().bind(c);
-        if (Log.isVerbose()) Log.debug("rebalance: thread \"" + ti.name + "\" -> " + ti.label
-                + (placer.options().bind() == Options.Bind.DRY_RUN ? " (dry run)" : ti.bound ? "" : " (not bound)"));
-        return true;
     }
 
     /** The period, threshold and history of re-splits, for the report. */

@@ -1,8 +1,8 @@
 package io.qv4j.agent.platform;
 
-import io.qv4j.agent.bind.AffinityBinder;
 import io.qv4j.agent.bind.Binder;
-import io.qv4j.agent.bind.NativeAffinity;
+import io.qv4j.agent.bind.Binders;
+import io.qv4j.agent.config.Options;
 import io.qv4j.api.Binding;
 import io.qv4j.api.Platform;
 import io.qv4j.topology.CpuSet;
@@ -43,8 +43,7 @@ public final class LivePlatform implements Platform {
         if (b == null) {
             synchronized (this) {
                 if (binder == null) {
-                    Binder fast = NativeAffinity.load();
-                    binder = fast != null ? fast : AffinityBinder.create();
+                    binder = Binders.choose(Options.Bind.ON);
                 }
                 b = binder;
             }

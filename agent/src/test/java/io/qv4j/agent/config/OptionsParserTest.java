@@ -6,6 +6,7 @@ import org.junit.jupiter.api.Test;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Random;
@@ -24,8 +25,8 @@ class OptionsParserTest {
     @Test
     void defaults() throws Exception {
         Options o = parse("");
-        assertEquals(HwType.CORE, o.splitAt());
-        assertEquals(Color.SPREAD, o.color());
+        assertEquals(HwType.CORE, o.policy().splitAt());
+        assertEquals(Color.SPREAD, o.policy().color());
         assertEquals(Options.Bind.ON, o.bind());
         assertTrue(o.enabled());
         assertFalse(o.strict());
@@ -38,8 +39,8 @@ class OptionsParserTest {
         Properties sys = new Properties();
         sys.setProperty("qv.color", "packed");
         Options o = OptionsParser.parse("config=" + f + ",color=spread,split-at=l3", sys, Map.of("QV_SPLIT_AT", "pu", "QV_COLOR", "auto"));
-        assertEquals(Color.PACKED, o.color());
-        assertEquals(HwType.PU, o.splitAt());
+        assertEquals(Color.PACKED, o.policy().color());
+        assertEquals(HwType.PU, o.policy().splitAt());
         assertTrue(o.verbose());
         assertEquals(Options.Bind.OFF, o.bind());
         Files.delete(f);
@@ -48,12 +49,14 @@ class OptionsParserTest {
     @Test
     void badInputNamesKeyValueAndAllowed() {
         OptionException e = assertThrows(OptionException.class, () -> parse("color=purple"));
-        assertEquals("bad value color=purple (allowed: auto, packed, spread)", e.getMessage());
+        assertEquals("bad value color=purple (allowed: auto, packed, spread, or a piece number 0, 1, ...)", e.getMessage());
         assertTrue(assertThrows(OptionException.class, () -> parse("colour=spread")).getMessage().contains("unknown option 'colour'"));
         assertTrue(assertThrows(OptionException.class, () -> parse("config=/nonexistent/x")).getMessage().startsWith("config=/nonexistent/x: cannot read"));
-        assertTrue(assertThrows(OptionException.class, () -> OptionsParser.parse("", new Properties(), Map.of("QV_NOPE", "1"))).getMessage().contains("QV_NOPE"));
+        assertEquals(List.of("QV_NOPE"), OptionsParser.read("", new Properties(), Map.of("QV_NOPE", "1", "QV_COLOR", "packed")).ignoredEnv());
         assertThrows(OptionException.class, () -> parse("topology=package:2 core:2"));
-        assertThrows(OptionException.class, () -> parse("split-at=gpu"));
+        assertThrows(OptionException.class, () -> parse("split-at=socket"));
+        assertThrows(OptionException.class, () -> parse("color=undefined"));
+        assertThrows(OptionException.class, () -> parse("color=-1"));
         assertThrows(OptionException.class, () -> parse("pools=a||b"));
     }
 
@@ -83,8 +86,9 @@ class OptionsParserTest {
 
     @Test
     void strictIsFoundEvenWhenOtherOptionsAreBad() {
-        assertTrue(OptionsParser.strictRequested("color=purple,strict=true", new Properties(), Map.of()));
-        assertFalse(OptionsParser.strictRequested("color=purple", new Properties(), Map.of()));
+        assertTrue(assertThrows(OptionException.class, () -> parse("color=purple,strict=true")).strict());
+        assertTrue(assertThrows(OptionException.class, () -> parse("strict=true,colr=purple")).strict());
+        assertFalse(assertThrows(OptionException.class, () -> parse("color=purple")).strict());
     }
 
     /** Fuzz: random option strings never throw anything but OptionException, and messages are one line. */

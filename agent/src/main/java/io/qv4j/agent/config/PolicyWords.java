@@ -1,0 +1,87 @@
+package io.qv4j.agent.config;
+
+import io.qv4j.api.Color;
+import io.qv4j.topology.HwType;
+
+import java.util.Locale;
+
+/**
+ * The one grammar of policy words, shared by the agent options, the rules, and the CLI's
+ * {@code plan}: {@code split-at} takes every object type (GPU and NIC pieces are the PUs near each
+ * device), {@code split} a number of pieces, {@code color} auto, packed, spread or a piece number.
+ * {@code undefined} is not a policy (it places no task): the API keeps it for groups. Each parser
+ * throws {@link IllegalArgumentException} whose message is what is allowed; callers name the key.
+ */
+public final class PolicyWords {
+
+    public static final String SPLIT_AT = allTypes();
+    public static final String SPLIT = "a number of pieces, 1 to 65536";
+    public static final String COLOR = "auto, packed, spread, or a piece number 0, 1, ...";
+    public static final String BOOLEAN = "true, false, on, off";
+
+    private PolicyWords() {
+    }
+
+    public static HwType splitAt(String v) {
+        try {
+            return HwType.parse(v);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(SPLIT_AT);
+        }
+    }
+
+    public static int split(String v) {
+        int n;
+        try {
+            n = Integer.parseInt(v.strip());
+        } catch (NumberFormatException e) {
+            n = -1;
+        }
+        if (n < 1 || n > 65536) throw new IllegalArgumentException(SPLIT);
+        return n;
+    }
+
+    /** A color word; null for a piece number (read it with {@link #ordinal}). */
+    public static Color color(String v) {
+        switch (v.strip().toLowerCase(Locale.ROOT)) {
+            case "auto":
+                return Color.AUTO;
+            case "packed":
+                return Color.PACKED;
+            case "spread":
+                return Color.SPREAD;
+            default:
+                ordinal(v);
+                return null;
+        }
+    }
+
+    /** A piece number given as a color. */
+    public static int ordinal(String v) {
+        int n;
+        try {
+            n = Integer.parseInt(v.strip());
+        } catch (NumberFormatException e) {
+            n = -1;
+        }
+        if (n < 0) throw new IllegalArgumentException(COLOR);
+        return n;
+    }
+
+    public static boolean bool(String v) {
+        switch (v.strip().toLowerCase(Locale.ROOT)) {
+            case "true", "on":
+                return true;
+            case "false", "off":
+                return false;
+            default:
+                throw new IllegalArgumentException(BOOLEAN);
+        }
+    }
+
+    private static String allTypes() {
+        StringBuilder sb = new StringBuilder();
+        for (HwType t : HwType.values()) sb.append(sb.length() == 0 ? "" : ", ").append(t.shortName());
+        return sb.toString();
+    }
+}

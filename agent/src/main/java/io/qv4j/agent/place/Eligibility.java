@@ -1,0 +1,154 @@
+package io.qv4j.agent.place;
+
+import io.qv4j.agent.config.Options;
+import io.qv4j.agent.config.Rule;
+import io.qv4j.agent.config.Rules;
+import io.qv4j.agent.log.Log;
+
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.function.Function;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+/**
+ * Which pools are pinned (DESIGN.md §6.2): an annotation or a rule names the pool, else
+ * {@code pools=} globs, else every application pool; JDK-internal pools, the agent's own and pools
+ * of unknown origin stay unpinned; the common pool only when asked. Decided once per pool, when its
+ * first worker starts, without the environment.
+ */
+final class Eligibility {
+
+    /** Where a pool was made. */
+    enum Origin { APPLICATION, JDK, AGENT, UNKNOWN }
+
+    /**
+     * Where a pool was made: the first frame below the hook, the pool's own constructors and
+     * {@code Executors}. File and line are resolved only when a report or a verbose line asks:
+     * resolving them costs more than the walk.
+     */
+    record Creator(String className, String key, StackWalker.StackFrame frame, String fixed) {
+
+        static final Creator UNKNOWN = new Creator(null, null, null, "?");
+        static final Creator UNKNOWN_BEFORE_AGENT = new Creator(null, null, null, "? (made before the agent started)");
+
+        String text() {
+            return frame == null ? fixed
+                    : className + "." + frame.getMethodName() + "(" + frame.getFileName() + ":" + frame.getLineNumber() + ")";
+        }
+    }
+
+    private final Options options;
+    private final Rules rules;
+    private final List<Pattern> globs = new ArrayList<>();
+
+    Eligibility(Options options, Rules rules) {
+        this.options = options;
+        this.rules = rules;
+        for (String g : options.pools()) globs.add(Rule.glob(g));
+    }
+
+    static Origin originOf(String cls) {
+        if (cls == null) return Origin.UNKNOWN;
+        if (AgentClasses.isOurs(cls)) return Origin.AGENT;
+        if (cls.startsWith("java.") || cls.startsWith("jdk.") || cls.startsWith("sun.") || cls.startsWith("com.sun.")) return Origin.JDK;
+        return Origin.APPLICATION;
+    }
+
+    /** The frame that made {@code pool}, on the creating thread. */
+    static Creator creator(Object pool) {
+        try {
+            StackWalker w = StackWalker.getInstance(StackWalker.Option.RETAIN_CLASS_REFERENCE);
+            // an anonymous class, not a lambda: the first lambda of a cold JVM costs milliseconds
+            StackWalker.StackFrame fr = w.walk(new Function<Stream<StackWalker.StackFrame>, StackWalker.StackFrame>() {
+                @Override
+                public StackWalker.StackFrame apply(Stream<StackWalker.StackFrame> s) {
+                    boolean above = true;
+                    for (Iterator<StackWalker.StackFrame> it = s.iterator(); it.hasNext(); ) {
+                        StackWalker.StackFrame f = it.next();
+                        String c = f.getClassName();
+                        if (above && (AgentClasses.isOurs(c) || c.equals("java.util.concurrent.QvHooks"))) continue;
+                        above = false;
+                        if ((f.getMethodName().equals("<init>") && f.getDeclaringClass().isInstance(pool))
+                                || c.startsWith("java.util.concurrent.Executors")) continue;
+                        return f;
+                    }
+                    return null;
+                }
+            });
+            return fr == null ? Creator.UNKNOWN : new Creator(fr.getClassName(), fr.getClassName() + "#" + fr.getMethodName(), fr, null);
+        } catch (Throwable t) {
+            return Creator.UNKNOWN;
+        }
+    }
+
+    /** Decides whether {@code p}'s workers are pinned, and why. Under the registry's lock. */
+    void decide(Pool p, Thread first) {
+        p.decided = true;
+        p.name = poolName(first.getName());
+        Object pool = p.ref.get();
+        boolean common = pool instanceof ForkJoinPool fj && fj == ForkJoinPool.commonPool();
+        p.tasks = tasks(pool);
+        if (p.policy == null) {
+            p.rule = rules.match(first.getName(), p.type, p.creator.key(), common);
+            if (p.rule != null) p.policy = p.rule.policy();
+        }
+        if (options.bind() == Options.Bind.OFF) {
+            p.reason = "bind=off";
+        } else if (madeByQvExecutors(pool)) {
+            p.policy = null;
+            p.reason = "placed by QvExecutors";
+        } else if (p.policy != null && p.origin != Origin.AGENT) {
+            p.pinned = true;
+            p.reason = p.policy.source();
+        } else if (common) {
+            p.pinned = options.commonPool();
+            p.reason = options.commonPool() ? "common pool (common-pool=on)" : "common pool (common-pool=off)";
+        } else if (!globs.isEmpty()) {
+            boolean named = false;
+            for (Pattern g : globs) named |= g.matcher(first.getName()).matches();
+            p.pinned = named && p.origin != Origin.AGENT;
+            p.reason = p.pinned ? "named by pools=" : "not named by pools=";
+        } else {
+            p.pinned = p.origin == Origin.APPLICATION;
+            p.reason = switch (p.origin) {
+                case APPLICATION -> "application pool";
+                case JDK -> "JDK-internal pool";
+                case AGENT -> "agent pool";
+                case UNKNOWN -> "pool of unknown origin";
+            };
+        }
+        if (Log.isVerbose()) {
+            String policy = PoolPlanner.policyOf(p, options).toString();
+            Log.debug("pool " + p.name + ": " + (p.pinned && p.policy != null ? policy + " from " + p.policy.source()
+                    : p.pinned ? policy + " from the options (" + p.reason + ")" : "not pinned (" + p.reason + ")"));
+        }
+    }
+
+    private static boolean madeByQvExecutors(Object pool) {
+        return pool instanceof ThreadPoolExecutor t && t.getThreadFactory().getClass().getName().startsWith("io.qv4j.api.QvExecutors");
+    }
+
+    /** T: FJ parallelism; TPE core size, else max size if bounded; -1 = unbounded. */
+    static int tasks(Object pool) {
+        if (pool instanceof ForkJoinPool fj) return Math.max(1, fj.getParallelism());
+        if (pool instanceof ThreadPoolExecutor tpe) {
+            if (tpe.getCorePoolSize() > 0) return tpe.getCorePoolSize();
+            return tpe.getMaximumPoolSize() == Integer.MAX_VALUE ? -1 : tpe.getMaximumPoolSize();
+        }
+        return -1;
+    }
+
+    /** {@code pool-1-thread-3} → {@code pool-1}; {@code app-7} → {@code app}. */
+    private static final Pattern WORKER_SUFFIX = Pattern.compile("-(thread|worker)-\\d+$");
+    private static final Pattern NUMBER_SUFFIX = Pattern.compile("[-_ #]?\\d+$");
+
+    static String poolName(String thread) {
+        String n = WORKER_SUFFIX.matcher(thread).replaceFirst("");
+        if (n.equals(thread)) n = NUMBER_SUFFIX.matcher(thread).replaceFirst("");
+        return n.isEmpty() ? thread : n;
+    }
+}

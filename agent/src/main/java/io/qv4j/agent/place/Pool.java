@@ -1,0 +1,130 @@
+package io.qv4j.agent.place;
+
+import io.qv4j.agent.config.Policy;
+import io.qv4j.agent.config.Rule;
+import io.qv4j.split.Slots;
+import io.qv4j.topology.CpuSet;
+
+import java.lang.ref.WeakReference;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+
+/**
+ * One pool the hooks have seen: where it was made, whether it is pinned and why, its slots. Held
+ * in the {@link PoolRegistry}; fields change under the registry's lock only, the getters are for
+ * the report.
+ */
+public final class Pool {
+
+    final int id;
+    final WeakReference<Object> ref;
+    final String type;
+    final Eligibility.Origin origin;
+    final Eligibility.Creator creator;
+    /** From an annotation (at creation, or a field assignment), else from the matching rule; null = the options. */
+    Policy policy;
+    Rule rule;
+    String name;
+    boolean decided;
+    boolean planned;
+    boolean pinned;
+    String reason;
+    int tasks;                 // -1: unbounded
+    Slots slots;               // null until planned (and for unbounded pools)
+    CpuSet scope;              // what threads without a slot get
+    String universe;
+    boolean shares;
+    int started;
+    final List<Worker> workers = new ArrayList<>();
+
+    Pool(int id, Object pool, Eligibility.Origin origin, Eligibility.Creator creator) {
+        this.id = id;
+        this.ref = new WeakReference<>(pool);
+        this.type = pool.getClass().getName();
+        this.origin = origin;
+        this.creator = creator;
+    }
+
+    /** Not collected and not shut down. */
+    boolean alive() {
+        Object p = ref.get();
+        return p != null && !(p instanceof ExecutorService e && e.isShutdown());
+    }
+
+    /** Gone for good: not alive and no live worker. */
+    boolean gone() {
+        if (alive()) return false;
+        for (Worker w : workers) if (!w.exited) return false;
+        return true;
+    }
+
+    public int id() {
+        return id;
+    }
+
+    public String name() {
+        return name;
+    }
+
+    public String type() {
+        return type;
+    }
+
+    public String origin() {
+        return origin.name().toLowerCase(java.util.Locale.ROOT);
+    }
+
+    public String creator() {
+        return creator.text();
+    }
+
+    public boolean decided() {
+        return decided;
+    }
+
+    public boolean pinned() {
+        return pinned;
+    }
+
+    public String reason() {
+        return reason;
+    }
+
+    public Policy policy() {
+        return policy;
+    }
+
+    public String rule() {
+        return rule == null ? null : rule.name();
+    }
+
+    public int tasks() {
+        return tasks;
+    }
+
+    public Slots slots() {
+        return slots;
+    }
+
+    public CpuSet scope() {
+        return scope;
+    }
+
+    public String universe() {
+        return universe;
+    }
+
+    public boolean sharesPus() {
+        return shares;
+    }
+
+    public int started() {
+        return started;
+    }
+
+    public List<Worker> workers() {
+        return Collections.unmodifiableList(workers);
+    }
+}

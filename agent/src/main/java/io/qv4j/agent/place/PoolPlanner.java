@@ -1,0 +1,181 @@
+package io.qv4j.agent.place;
+
+import io.qv4j.agent.config.Options;
+import io.qv4j.agent.config.Rule;
+import io.qv4j.agent.config.Rules;
+import io.qv4j.agent.log.Log;
+import io.qv4j.agent.node.Claims;
+import io.qv4j.api.PlacementSpec;
+import io.qv4j.api.Scope;
+import io.qv4j.split.Slots;
+import io.qv4j.topology.CpuSet;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Where a pinned pool's workers go (DESIGN.md §6.2), once the environment is known: the pool's own
+ * policy (annotation or rule over the options) applied to its universe, which is the part of the
+ * JVM scope no other pinned pool or JVM holds when that part can take the pool, else the whole
+ * JVM scope (the report says the pool shares PUs); a weighted rule's pools plan on the rule's
+ * share. The pool's PUs are then claimed node-wide; if another JVM claimed some of them since we
+ * looked, the pool is planned again without them (a bounded number of times).
+ */
+final class PoolPlanner {
+
+    /** Re-plans after a lost claim race. */
+    static final int CLAIM_RETRIES = 2;
+
+    private final Options options;
+    private final Rules rules;
+    private final PoolRegistry registry;
+    private final EnginePlanner engine = new EnginePlanner();
+    private Map<String, CpuSet> weighted; // rule name -> its share of the JVM scope; under the lock
+
+    PoolPlanner(Options options, Rules rules, PoolRegistry registry) {
+        this.options = options;
+        this.rules = rules;
+        this.registry = registry;
+    }
+
+    /** The pool's effective policy: its annotation or rule over the options. */
+    static PlacementSpec policyOf(Pool p, Options o) {
+        return p.policy == null ? o.policy() : p.policy.resolve(o.policy());
+    }
+
+    /** Plans {@code p}. Under the registry's lock. */
+    void plan(Pool p, Env e) {
+        p.planned = true;
+        if (e.topology() == null) {
+            p.pinned = false;
+            p.reason = "no topology: " + e.problem();
+            return;
+        }
+        if (p.tasks < 0) {
+            p.scope = e.jvm();
+            p.universe = e.jvm().toString();
+            p.reason += ", unbounded: bound to the pool scope";
+            return;
+        }
+        Claims node = e.node() == null ? null : e.node().claims();
+        CpuSet others = node == null ? CpuSet.empty() : node.others(e.jvm());
+        for (int attempt = 0; ; attempt++) {
+            CpuSet claimed = others;
+            for (Pool o : registry.pools()) {
+                if (o != p && o.pinned && o.slots != null && o.alive()) claimed = claimed.or(o.scope);
+            }
+            EnginePlanner.Plan plan = choose(p, e, claimed);
+            if (plan == null) return;
+            CpuSet union = fill(p, plan, e);
+            p.shares = p.scope.intersects(claimed);
+            if (p.shares) Log.debug("pool " + p.name + " shares PUs with other pinned pools or JVMs (" + claimed + " taken)");
+            CpuSet lost = node == null || p.shares ? CpuSet.empty() : node.claim(union);
+            if (lost.isEmpty() || attempt == CLAIM_RETRIES) return;
+            node.release(union.andNot(lost));
+            others = others.or(lost);
+        }
+    }
+
+    /** The plan on the free part of the universe, else on all of it; null (pool unpinned) when the policy cannot place it. */
+    private EnginePlanner.Plan choose(Pool p, Env e, CpuSet claimed) {
+        PlacementSpec policy = policyOf(p, options);
+        if (p.rule != null && p.rule.weighted()) {
+            CpuSet share = weightedShare(p.rule, e);
+            if (share != null) {
+                try {
+                    EnginePlanner.Plan plan = engine.plan(e.topology(), share, policy, p.tasks);
+                    p.universe = share.toString();
+                    return plan;
+                } catch (RuntimeException ex) {
+                    Log.once("plan:" + ex, "cannot place pool " + p.name + " on its weighted share " + share + " (" + ex + "): planning on the JVM scope");
+                }
+            }
+        }
+        CpuSet free = e.jvm().andNot(claimed);
+        if (!claimed.isEmpty() && !free.isEmpty()) {
+            try {
+                EnginePlanner.Plan plan = engine.plan(e.topology(), free, policy, p.tasks);
+                if (plan.pieces() >= p.tasks) {
+                    p.universe = free.toString();
+                    return plan;
+                }
+            } catch (RuntimeException ex) {
+                // the free part cannot take this policy: plan on the whole scope
+            }
+        }
+        try {
+            EnginePlanner.Plan plan = engine.plan(e.topology(), e.jvm(), policy, p.tasks);
+            p.universe = e.jvm().toString();
+            return plan;
+        } catch (RuntimeException | LinkageError ex) {
+            p.pinned = false;
+            p.reason = "placement failed: " + ex;
+            Log.once("plan:" + ex, "cannot place pool " + p.name + " (" + ex + "): it runs unpinned");
+            return null;
+        }
+    }
+
+    /** The pool's slots from a plan; returns the union of the pieces. */
+    private static CpuSet fill(Pool p, EnginePlanner.Plan plan, Env e) {
+        List<CpuSet> pieces = new ArrayList<>(p.tasks);
+        for (int i = 0; i < p.tasks; i++) pieces.add(i < plan.perTask().size() ? plan.perTask().get(i) : null);
+        p.slots = new Slots(pieces);
+        CpuSet union = p.slots.union();
+        p.scope = union.isEmpty() ? e.jvm() : union;
+        return union;
+    }
+
+    /**
+     * A rebalance gave {@code p} the piece {@code piece}: its slots are re-planned inside it by the
+     * pool's own policy (every slot gets the whole piece when the policy does not fit); the
+     * caller then brings the node-wide claims up to date ({@link #syncClaims}). Under the registry's lock.
+     */
+    void replan(Pool p, CpuSet piece, Env e) {
+        List<CpuSet> perTask;
+        try {
+            perTask = engine.plan(e.topology(), piece, policyOf(p, options), p.tasks).perTask();
+        } catch (RuntimeException ex) {
+            perTask = List.of();
+        }
+        List<CpuSet> pieces = new ArrayList<>(p.tasks);
+        for (int s = 0; s < p.tasks; s++) pieces.add(s < perTask.size() && perTask.get(s) != null ? perTask.get(s) : piece);
+        p.slots.repiece(pieces);
+        p.scope = piece;
+        p.universe = piece.toString();
+        p.shares = false;
+    }
+
+    /** Makes this JVM's node-wide claims equal the PUs its pinned pools hold now. Under the registry's lock. */
+    void syncClaims(Env e) {
+        Claims node = e.node() == null ? null : e.node().claims();
+        if (node == null || !node.takes()) return;
+        CpuSet held = CpuSet.empty();
+        for (Pool o : registry.pools()) {
+            if (o.pinned && o.slots != null && o.alive() && !o.shares) held = held.or(o.scope);
+        }
+        CpuSet mine = node.mine();
+        node.release(mine.andNot(held));
+        node.claim(held.andNot(mine));
+    }
+
+    /** The share of the JVM scope of each weighted rule, in rule order ({@code splitWeighted}). Under the lock. */
+    private CpuSet weightedShare(Rule r, Env e) {
+        if (weighted == null) {
+            weighted = new LinkedHashMap<>();
+            List<Rule> ws = new ArrayList<>();
+            for (Rule x : rules.list()) if (x.weighted()) ws.add(x);
+            double[] w = new double[ws.size()];
+            for (int i = 0; i < w.length; i++) w[i] = ws.get(i).weight();
+            try {
+                List<Scope> pieces = Scope.of(e.topology(), e.jvm()).splitWeighted(w).pieces();
+                for (int i = 0; i < ws.size() && i < pieces.size(); i++) weighted.put(ws.get(i).name(), pieces.get(i).cpuset());
+                Log.debug("weighted rules: " + weighted);
+            } catch (RuntimeException ex) {
+                Log.once("weights", "cannot split the JVM scope " + e.jvm() + " by the rules' weights (" + ex.getMessage() + "): weights ignored");
+            }
+        }
+        return weighted.get(r.name());
+    }
+}

@@ -1,0 +1,62 @@
+package io.qv4j.agent.place;
+
+import io.qv4j.topology.CpuSet;
+
+/** One worker thread of a {@link Pool}: its slot and where it went. Changed under the registry's lock. */
+public final class Worker {
+
+    final String name;
+    final Pool pool;
+    int slot = -1;
+    CpuSet cpuset;
+    String label;
+    boolean bound;
+    boolean exited;
+    long tid = -1;
+    /** What placing this worker cost on its own thread (bookkeeping + bind), for the report and benchmarks. */
+    long startNanos = -1;
+    /** How often a rebalance moved it. */
+    int rebinds;
+
+    Worker(String name, Pool pool) {
+        this.name = name;
+        this.pool = pool;
+    }
+
+    public String name() {
+        return name;
+    }
+
+    public long tid() {
+        return tid;
+    }
+
+    public int slot() {
+        return slot;
+    }
+
+    public CpuSet cpuset() {
+        return cpuset;
+    }
+
+    /** {@code core 3 (pu 6)}: the piece in words. */
+    public String piece() {
+        return label;
+    }
+
+    public boolean bound() {
+        return bound;
+    }
+
+    public boolean exited() {
+        return exited;
+    }
+
+    public long startNanos() {
+        return startNanos;
+    }
+
+    public int rebinds() {
+        return rebinds;
+    }
+}

@@ -1,0 +1,104 @@
+package io.qv4j.agent.report;
+
+import io.qv4j.agent.config.Options;
+import io.qv4j.agent.place.Env;
+import io.qv4j.agent.place.Placer;
+import io.qv4j.agent.place.Pool;
+import io.qv4j.agent.place.PoolRegistry;
+import io.qv4j.agent.place.Rebalancer;
+import io.qv4j.agent.place.Worker;
+import io.qv4j.split.Slots;
+import io.qv4j.topology.CpuSet;
+import io.qv4j.topology.Topology;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** The JSON report ({@code report=FILE}, README "The report"): the agent's settings, then every pool with its slots and threads. */
+public final class PlacementReport {
+
+    private PlacementReport() {
+    }
+
+    /** Pools, threads, slots and cpusets as JSON-ready maps; {@code rebalancer} may be null. */
+    public static Map<String, Object> snapshot(Placer placer, Rebalancer rebalancer) {
+        Options options = placer.options();
+        Env e = placer.env();
+        Topology topology = e == null ? null : e.topology();
+        Map<String, Object> out = new LinkedHashMap<>();
+        Map<String, Object> agent = new LinkedHashMap<>();
+        agent.put("bind", options.bind().word());
+        agent.put("policy", options.policy().toString());
+        agent.put("commonPool", options.commonPool());
+        agent.put("pools", options.pools());
+        agent.put("topology", topology == null ? null : topology.source());
+        agent.put("jvmScope", e == null || e.jvm() == null ? null : e.jvm().toString());
+        agent.put("binder", e == null ? null : e.binder().describe());
+        agent.put("problem", e == null ? "not ready" : e.problem());
+        agent.put("node", e == null || e.node() == null ? null : e.node().report());
+        out.put("agent", agent);
+        List<Object> list = new ArrayList<>();
+        PoolRegistry registry = placer.registry();
+        registry.read(() -> {
+            for (Pool p : registry.pools()) list.add(pool(p, options, topology));
+        });
+        out.put("pools", list);
+        if (rebalancer != null) out.put("rebalance", rebalancer.report());
+        return out;
+    }
+
+    private static Map<String, Object> pool(Pool p, Options options, Topology topology) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("id", p.id());
+        m.put("name", p.name());
+        m.put("class", p.type());
+        m.put("origin", p.origin());
+        m.put("creator", p.creator());
+        m.put("pinned", p.pinned());
+        m.put("reason", p.reason());
+        m.put("policy", p.decided() && p.pinned() ? (p.policy() == null ? options.policy() : p.policy().resolve(options.policy())).toString() : null);
+        m.put("rule", p.rule());
+        m.put("tasks", p.decided() ? p.tasks() : null);
+        m.put("universe", p.universe());
+        m.put("scope", p.scope() == null ? null : p.scope().toString());
+        m.put("sharesPus", p.sharesPus());
+        m.put("started", p.started());
+        List<Object> slots = new ArrayList<>();
+        Slots s = p.slots();
+        if (s != null) {
+            for (int i = 0; i < s.size(); i++) {
+                CpuSet piece = s.piece(i);
+                Object owner = s.owner(i);
+                Map<String, Object> slot = new LinkedHashMap<>();
+                slot.put("slot", i);
+                slot.put("cpuset", piece == null ? null : piece.toString());
+                slot.put("piece", piece == null ? null : label(topology, piece));
+                slot.put("thread", owner instanceof Thread t ? t.getName() : null);
+                slots.add(slot);
+            }
+        }
+        m.put("slots", slots);
+        List<Object> threads = new ArrayList<>();
+        for (Worker w : p.workers()) {
+            Map<String, Object> t = new LinkedHashMap<>();
+            t.put("name", w.name());
+            t.put("tid", w.tid());
+            t.put("slot", w.slot());
+            t.put("cpuset", w.cpuset() == null ? null : w.cpuset().toString());
+            t.put("piece", w.piece());
+            t.put("bound", w.bound());
+            t.put("exited", w.exited());
+            t.put("startMicros", w.startNanos() < 0 ? null : w.startNanos() / 1000.0);
+            if (w.rebinds() > 0) t.put("rebinds", w.rebinds());
+            threads.add(t);
+        }
+        m.put("threads", threads);
+        return m;
+    }
+
+    private static String label(Topology t, CpuSet cpus) {
+        return t == null ? "pus " + cpus : t.label(cpus);
+    }
+}
