@@ -17,7 +17,6 @@ import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
 
@@ -322,10 +321,5 @@ public final class Claims {
             out.merge(f[5], holder, (a, b) -> a);
         }
         return out;
-    }
-
-    /** For tests and the report. */
-    static Set<Integer> heldPus(Claims c) {
-        return new HashSet<>(c.held.keySet());
     }
 }

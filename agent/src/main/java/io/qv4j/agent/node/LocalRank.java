@@ -27,11 +27,6 @@ public record LocalRank(int rank, int size, String source, boolean launcherBound
         return r;
     }
 
-    /** Whether any launcher variable is there at all: a cheap test for the start-up path. */
-    public static boolean anyLauncher(Map<String, String> env) {
-        return env.containsKey("OMPI_COMM_WORLD_LOCAL_RANK") || env.containsKey("PMIX_LOCAL_RANK") || env.containsKey("SLURM_LOCALID");
-    }
-
     static boolean launcherBound(Map<String, String> env) {
         if ("1".equals(env.get("OMPI_MCA_orte_bound_at_launch"))) return true;
         String policy = env.get("OMPI_MCA_hwloc_base_binding_policy");

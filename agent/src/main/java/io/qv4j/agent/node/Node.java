@@ -83,6 +83,12 @@ public final class Node {
         return new Node(rank, quota, scope, claims, mode, bound, applied);
     }
 
+    /** A JVM alone on the node (no launcher, no quota) that claims through {@code claims}. */
+    public static Node alone(Topology topology, Claims claims) {
+        LauncherScope scope = LauncherScope.compute(topology, topology.allowed(), null, null, null, false);
+        return new Node(null, null, scope, claims, claims.takes() ? "node" : "observe", 0, false);
+    }
+
     /** The JVM's scope: pools split this. */
     public CpuSet jvm() {
         return scope.scope();

@@ -113,7 +113,7 @@ public final class Rebalancer implements Runnable {
 
     // ---- one period ---------------------------------------------------------------------------
 
-    private record Member(Pool pool, List<Thread> workers) {
+    record Member(Pool pool, List<Thread> workers) {
     }
 
     void period() {

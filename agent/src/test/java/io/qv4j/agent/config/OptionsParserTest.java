@@ -47,7 +47,7 @@ class OptionsParserTest {
     }
 
     @Test
-    void badInputNamesKeyValueAndAllowed() {
+    void badInputNamesKeyValueAndAllowed() throws Exception {
         OptionException e = assertThrows(OptionException.class, () -> parse("color=purple"));
         assertEquals("bad value color=purple (allowed: auto, packed, spread, or a piece number 0, 1, ...)", e.getMessage());
         assertTrue(assertThrows(OptionException.class, () -> parse("colour=spread")).getMessage().contains("unknown option 'colour'"));

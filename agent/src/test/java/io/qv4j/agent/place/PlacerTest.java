@@ -1,0 +1,224 @@
+package io.qv4j.agent.place;
+
+import io.qv4j.agent.config.ConfigFileAccess;
+import io.qv4j.agent.config.Options;
+import io.qv4j.agent.config.OptionsParser;
+import io.qv4j.agent.config.Policy;
+import io.qv4j.agent.config.Rules;
+import io.qv4j.agent.config.RebalanceOptions;
+import io.qv4j.agent.node.Claims;
+import io.qv4j.agent.node.Node;
+import io.qv4j.api.Color;
+import io.qv4j.api.Scope;
+import io.qv4j.testapps.AppPools;
+import io.qv4j.topology.CpuSet;
+import io.qv4j.topology.HwType;
+import io.qv4j.topology.SyntheticSpec;
+import io.qv4j.topology.Topology;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.lang.management.ManagementFactory;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.ThreadPoolExecutor;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Placement in one JVM without forking one: a synthetic machine, a recording binder, pools made by
+ * "application" code ({@link AppPools}) and worker events played by the test.
+ */
+class PlacerTest {
+
+    /** 2 packages x 4 cores x 2 PUs: PUs 0-15, core k = PUs 2k, 2k+1. */
+    static final Topology MACHINE = SyntheticSpec.parse("package:2 core:4 pu:2");
+
+    final RecordingBinder binder = new RecordingBinder();
+
+    Placer placer(String options, String rules) throws Exception {
+        Options o = OptionsParser.parse(options, new Properties(), Map.of());
+        Placer p = new Placer(o, rules == null ? Rules.none() : ConfigFileAccess.rules(rules), 1000);
+        p.ready(new Env(MACHINE, MACHINE.allowed(), binder, null, null));
+        return p;
+    }
+
+    static List<Thread> start(Placer p, ThreadPoolExecutor pool, String prefix, int n) {
+        List<Thread> ts = new ArrayList<>();
+        for (int i = 1; i <= n; i++) {
+            Thread t = new Thread(() -> { }, prefix + "-" + i);
+            p.workerStart(pool, t);
+            ts.add(t);
+        }
+        return ts;
+    }
+
+    static Pool pool(Placer p, ThreadPoolExecutor pool) {
+        synchronized (p.registry().lock) {
+            return p.registry().find(pool);
+        }
+    }
+
+    static List<CpuSet> cpusets(Placer p, ThreadPoolExecutor pool) {
+        List<CpuSet> out = new ArrayList<>();
+        for (Worker w : pool(p, pool).workers()) if (!w.exited()) out.add(w.cpuset());
+        return out;
+    }
+
+    @Test
+    void fixedPoolGetsOneCorePerWorkerSpreadEvenlyOverTheMachine() throws Exception {
+        Placer p = placer("", null);
+        ThreadPoolExecutor pool = AppPools.fixed(4, p::poolCreated);
+        start(p, pool, "app", 4);
+        assertEquals(List.of(CpuSet.parse("0-1"), CpuSet.parse("4-5"), CpuSet.parse("8-9"), CpuSet.parse("12-13")), cpusets(p, pool));
+        assertEquals(cpusets(p, pool), binder.calls);
+        assertTrue(pool(p, pool).pinned());
+        assertEquals("application pool", pool(p, pool).reason());
+    }
+
+    @Test
+    void aReplacementWorkerTakesTheSlotItsPredecessorFreed() throws Exception {
+        Placer p = placer("split-at=pu,color=packed", null);
+        ThreadPoolExecutor pool = AppPools.fixed(3, p::poolCreated);
+        List<Thread> ts = start(p, pool, "app", 3);
+        p.workerExit(pool, ts.get(1));
+        Thread again = new Thread(() -> { }, "app-4");
+        p.workerStart(pool, again);
+        Worker w = pool(p, pool).workers().get(3);
+        assertEquals(1, w.slot());
+        assertEquals(CpuSet.parse("1"), w.cpuset());
+    }
+
+    @Test
+    void workersBeyondThePoolSizeShareThePoolScope() throws Exception {
+        Placer p = placer("split-at=core", null);
+        ThreadPoolExecutor pool = AppPools.fixed(2, p::poolCreated);
+        start(p, pool, "app", 3);
+        Worker extra = pool(p, pool).workers().get(2);
+        assertEquals(-1, extra.slot());
+        assertEquals(pool(p, pool).scope(), extra.cpuset());
+        assertEquals(CpuSet.parse("0-1,8-9"), extra.cpuset());
+    }
+
+    @Test
+    void aSecondPoolPlansOnThePusTheFirstLeftFree() throws Exception {
+        Placer p = placer("split-at=core", null);
+        ThreadPoolExecutor a = AppPools.fixed(4, p::poolCreated);
+        ThreadPoolExecutor b = AppPools.fixed(4, p::poolCreated);
+        start(p, a, "a", 4);
+        start(p, b, "b", 4);
+        Set<CpuSet> seen = new HashSet<>();
+        for (CpuSet c : cpusets(p, a)) assertTrue(seen.add(c));
+        for (CpuSet c : cpusets(p, b)) assertTrue(seen.add(c), "b's " + c + " overlaps a");
+        assertFalse(pool(p, b).sharesPus());
+    }
+
+    @Test
+    void whenTheFreePartCannotHoldAPoolItPlansOnTheWholeScopeAndSaysItShares() throws Exception {
+        Placer p = placer("split-at=core", null);
+        ThreadPoolExecutor a = AppPools.fixed(6, p::poolCreated);
+        ThreadPoolExecutor b = AppPools.fixed(4, p::poolCreated);
+        start(p, a, "a", 6);
+        start(p, b, "b", 4);
+        assertTrue(pool(p, b).sharesPus());
+        assertEquals(MACHINE.allowed().toString(), pool(p, b).universe());
+    }
+
+    @Test
+    void unboundedPoolsAreBoundToTheJvmScopeNeverOnePuEach() throws Exception {
+        Placer p = placer("split-at=pu", null);
+        ThreadPoolExecutor pool = AppPools.cached(p::poolCreated);
+        start(p, pool, "c", 3);
+        for (CpuSet c : cpusets(p, pool)) assertEquals(MACHINE.allowed(), c);
+    }
+
+    @Test
+    void aRuleBeatsTheOptionsAndAnAnnotationBeatsTheRule() throws Exception {
+        Placer p = placer("split-at=core,color=spread", "rule.io.match.thread=io-*\nrule.io.split-at=pu\nrule.io.color=packed\n");
+        ThreadPoolExecutor ruled = AppPools.fixed(2, p::poolCreated);
+        start(p, ruled, "io", 2);
+        assertEquals(List.of(CpuSet.parse("0"), CpuSet.parse("1")), cpusets(p, ruled));
+        assertEquals("io", pool(p, ruled).rule());
+
+        Policy annotated = new Policy(HwType.PACKAGE, 0, null, 1, "@Placement on test");
+        p.annotations(new Placer.Annotated() {
+            @Override
+            public Policy current() {
+                return annotated;
+            }
+
+            @Override
+            public void created(Object pool) {
+            }
+        });
+        ThreadPoolExecutor both = AppPools.fixed(2, p::poolCreated);
+        p.annotations(Placer.NONE);
+        start(p, both, "io", 2);
+        assertEquals(List.of(CpuSet.parse("8-15"), CpuSet.parse("8-15")), cpusets(p, both));
+        assertNull(pool(p, both).rule());
+        assertEquals("@Placement on test", pool(p, both).reason());
+    }
+
+    @Test
+    void poolsNamedByNoGlobOfPoolsStayUnpinned() throws Exception {
+        Placer p = placer("pools=work-*", null);
+        ThreadPoolExecutor named = AppPools.fixed(1, p::poolCreated);
+        ThreadPoolExecutor other = AppPools.fixed(1, p::poolCreated);
+        start(p, named, "work", 1);
+        start(p, other, "misc", 1);
+        assertTrue(pool(p, named).pinned());
+        assertFalse(pool(p, other).pinned());
+        assertEquals(1, binder.calls.size());
+    }
+
+    @Test
+    void dryRunPlacesAndReportsButNeverBinds() throws Exception {
+        Options o = OptionsParser.parse("bind=dry-run,topology=package:2 core:4 pu:2", new Properties(), Map.of());
+        Placer p = new Placer(o, Rules.none(), 1000);
+        p.ready(new Env(MACHINE, MACHINE.allowed(), io.qv4j.agent.bind.Binders.choose(o.bind()), null, null));
+        ThreadPoolExecutor pool = AppPools.fixed(2, p::poolCreated);
+        start(p, pool, "app", 2);
+        assertEquals(2, cpusets(p, pool).size());
+        for (Worker w : pool(p, pool).workers()) assertFalse(w.bound());
+    }
+
+    @Test
+    void aRebalanceKeepsEachPoolsOwnPolicyAndMovesTheClaims(@TempDir Path dir) throws Exception {
+        Options o = OptionsParser.parse("split-at=core,color=spread", new Properties(), Map.of());
+        Placer p = new Placer(o, ConfigFileAccess.rules("rule.io.match.thread=io-*\nrule.io.split-at=pu\nrule.io.color=packed\n"), 1000);
+        Claims claims = Claims.open(dir, true);
+        p.ready(new Env(MACHINE, MACHINE.allowed(), binder, null, Node.alone(MACHINE, claims)));
+        ThreadPoolExecutor io = AppPools.fixed(2, p::poolCreated);
+        ThreadPoolExecutor cpu = AppPools.fixed(2, p::poolCreated);
+        List<Thread> ioWorkers = start(p, io, "io", 2);
+        List<Thread> cpuWorkers = start(p, cpu, "cpu", 2);
+        assertEquals(union(p, io, cpu), claims.mine());
+
+        Rebalancer r = new Rebalancer(p, new RebalanceOptions(100, 0.2), ManagementFactory.getThreadMXBean());
+        List<Scope> pieces = Scope.of(MACHINE, MACHINE.allowed()).splitWeighted(new double[] {0.75, 0.25}).pieces();
+        r.apply(List.of(new Rebalancer.Member(pool(p, io), ioWorkers), new Rebalancer.Member(pool(p, cpu), cpuWorkers)), pieces, p.env());
+
+        CpuSet ioPiece = pieces.get(0).cpuset();
+        int first = ioPiece.first();
+        assertEquals(ioPiece, pool(p, io).scope());
+        // packed on PUs: the first two PUs of the new piece, not spread over its cores
+        assertEquals(CpuSet.of(first), pool(p, io).slots().piece(0));
+        assertEquals(CpuSet.of(first + 1), pool(p, io).slots().piece(1));
+        assertEquals(union(p, io, cpu), claims.mine());
+        assertEquals(MACHINE.allowed(), claims.mine());
+    }
+
+    private static CpuSet union(Placer p, ThreadPoolExecutor... pools) {
+        CpuSet u = CpuSet.empty();
+        for (ThreadPoolExecutor x : pools) u = u.or(pool(p, x).scope());
+        return u;
+    }
+}
