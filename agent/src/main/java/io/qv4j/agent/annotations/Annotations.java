@@ -5,6 +5,7 @@ import io.qv4j.agent.log.Log;
 import io.qv4j.agent.config.Options;
 import io.qv4j.agent.place.Env;
 import io.qv4j.agent.place.Placer;
+import io.qv4j.topology.CpuSet;
 
 import java.lang.ref.WeakReference;
 import java.lang.reflect.Field;
@@ -84,6 +85,14 @@ public final class Annotations implements ObjIntConsumer<Object> {
     public static Policy current() {
         int[] s = STACK.get();
         return s == null || s[0] == 0 ? null : placement(s[s[0]]);
+    }
+
+    /** The piece the innermost {@code @Bind} call in progress on this thread holds, or null. */
+    public static CpuSet currentPiece() {
+        ArrayList<BindSite.Held> held = HELD.get();
+        if (held == null) return null;
+        for (int i = held.size() - 1; i >= 0; i--) if (held.get(i).cpus() != null) return held.get(i).cpus();
+        return null;
     }
 
     /** A pool was made on this thread (for annotated fields). */
@@ -180,7 +189,7 @@ public final class Annotations implements ObjIntConsumer<Object> {
             held = new ArrayList<>(4);
             HELD.set(held);
         }
-        held.add(site == null ? new BindSite.Held(id, null, -1, null, false) : site.enter(id));
+        held.add(site == null ? new BindSite.Held(id, null, -1, null, null, false) : site.enter(id));
     }
 
     private static void bindExit(int id) {
@@ -215,6 +224,11 @@ public final class Annotations implements ObjIntConsumer<Object> {
             @Override
             public void created(Object pool) {
                 Annotations.created(pool);
+            }
+
+            @Override
+            public CpuSet piece() {
+                return Annotations.currentPiece();
             }
         };
     }

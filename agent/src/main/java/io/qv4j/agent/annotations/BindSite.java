@@ -20,7 +20,7 @@ import io.qv4j.topology.CpuSet;
 final class BindSite {
 
     /** One call in progress on one thread. */
-    record Held(int id, BindSite site, int slot, CpuSet previous, boolean bound) {
+    record Held(int id, BindSite site, int slot, CpuSet cpus, CpuSet previous, boolean bound) {
     }
 
     private final Policy policy;
@@ -34,7 +34,7 @@ final class BindSite {
     Held enter(int id) {
         Env e = Annotations.env();
         Options o = Annotations.options();
-        if (e == null || o == null || e.topology() == null || o.bind() == Options.Bind.OFF) return new Held(id, null, -1, null, false);
+        if (e == null || o == null || e.topology() == null || o.bind() == Options.Bind.OFF) return new Held(id, null, -1, null, null, false);
         Slots s;
         synchronized (this) {
             if (slots == null && !failed) {
@@ -51,7 +51,7 @@ final class BindSite {
             s = slots;
         }
         int slot = s == null ? -1 : s.takeOrShare(Thread.currentThread());
-        if (slot < 0) return new Held(id, null, -1, null, false);
+        if (slot < 0) return new Held(id, null, -1, null, null, false);
         CpuSet cpus = s.piece(slot);
         CpuSet prev = Binder.currentMask();
         boolean bound = prev != null && e.binder().bind(cpus);
@@ -59,7 +59,7 @@ final class BindSite {
             Log.debug("@Bind " + policy.source().substring(policy.source().indexOf(" on ") + 4) + " [" + slot + "/" + s.size()
                     + "] thread \"" + Thread.currentThread().getName() + "\" -> pus " + cpus + e.binder().outcome(bound));
         }
-        return new Held(id, this, slot, prev, bound);
+        return new Held(id, this, slot, cpus, prev, bound);
     }
 
     void exit(Held h) {

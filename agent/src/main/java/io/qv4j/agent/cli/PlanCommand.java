@@ -2,12 +2,15 @@ package io.qv4j.agent.cli;
 
 import io.qv4j.agent.report.Json;
 import io.qv4j.agent.config.OptionException;
+import io.qv4j.agent.config.Options;
 import io.qv4j.agent.config.OptionsParser;
+import io.qv4j.agent.place.Oversubscription;
 import io.qv4j.agent.config.PolicyWords;
 import io.qv4j.api.Color;
 import io.qv4j.api.PlacementSpec;
 import io.qv4j.api.Scope;
 import io.qv4j.api.Split;
+import io.qv4j.topology.CpuSet;
 import io.qv4j.topology.Device;
 import io.qv4j.topology.Topology;
 
@@ -35,8 +38,11 @@ final class PlanCommand {
     private PlanCommand() {
     }
 
-    /** A plan: the pieces and each task's assignment (an empty scope for a task that gets nothing). */
-    record Plan(Split split, List<Split.Assignment> tasks) {
+    /**
+     * A plan: the pieces, each task's assignment (an empty scope for a task that gets nothing), and
+     * which tasks share the pool scope because their piece would be oversubscribed.
+     */
+    record Plan(Split split, List<Split.Assignment> tasks, boolean[] shared, CpuSet scope) {
     }
 
     static void run(List<String> argv, PrintStream out) {
@@ -44,21 +50,25 @@ final class PlanCommand {
                 Set.of("--input", "--fsroot", "--options", "--split", "--split-at", "--color", "--tasks", "--format"), Set.of());
         String format = args.choice("--format", "text", "text", "json");
         args.oneOf("--split", "--split-at");
-        PlacementSpec policy = policy(args.get("--options"), args.get("--split"), args.get("--split-at"), args.get("--color"));
+        Options options = options(args.get("--options"));
+        PlacementSpec policy = policy(options.policy(), args.get("--split"), args.get("--split-at"), args.get("--color"));
         int tasks = args.positiveInt("--tasks");
         Topology topology = TopologyCommand.load(args);
-        Plan plan = plan(topology, policy, tasks);
+        Plan plan = plan(topology, policy, tasks, options.oversubscribe());
         out.print(format.equals("json") ? Json.write(json(plan)) : text(topology, plan));
     }
 
-    /** The agent's policy from an option string (null: the defaults), then the flags (null: not given). */
-    static PlacementSpec policy(String options, String split, String splitAt, String color) {
-        PlacementSpec p;
+    /** The agent's options from an option string (null: the defaults). */
+    static Options options(String options) {
         try {
-            p = OptionsParser.parse(options, new Properties(), Map.of()).policy();
+            return OptionsParser.parse(options, new Properties(), Map.of());
         } catch (OptionException e) {
             throw new UsageException("plan: --options: " + e.getMessage());
         }
+    }
+
+    /** The options' policy, then the flags (null: not given). */
+    static PlacementSpec policy(PlacementSpec p, String split, String splitAt, String color) {
         try {
             if (split != null) p = PlacementSpec.split(PolicyWords.split(split)).color(p.color());
             if (splitAt != null) p = PlacementSpec.splitAt(PolicyWords.splitAt(splitAt)).color(p.color());
@@ -76,9 +86,18 @@ final class PlanCommand {
         return p;
     }
 
-    static Plan plan(Topology topology, PlacementSpec policy, int tasks) {
+    static Plan plan(Topology topology, PlacementSpec policy, int tasks, boolean oversubscribe) {
         Split s = policy.cut(Scope.of(topology));
-        return new Plan(s, policy.assign(s, tasks));
+        List<Split.Assignment> assigned = policy.assign(s, tasks);
+        List<CpuSet> perTask = new ArrayList<>();
+        CpuSet union = CpuSet.empty();
+        for (Split.Assignment a : assigned) {
+            CpuSet c = a.scope().map(Scope::cpuset).orElse(null);
+            perTask.add(c);
+            if (c != null) union = union.or(c);
+        }
+        boolean[] shared = oversubscribe ? new boolean[tasks] : Oversubscription.of(perTask);
+        return new Plan(s, assigned, shared, union);
     }
 
     static Map<String, Object> json(Plan plan) {
@@ -89,7 +108,8 @@ final class PlanCommand {
             Map<String, Object> t = new LinkedHashMap<>();
             t.put("task", i);
             Optional<Scope> piece = plan.tasks().get(i).scope();
-            t.put("cpus", piece.map(p -> p.cpuset().toString()).orElse(""));
+            t.put("cpus", plan.shared()[i] ? plan.scope().toString() : piece.map(p -> p.cpuset().toString()).orElse(""));
+            t.put("shared", plan.shared()[i]);
             t.put("devices", piece.map(p -> p.devices().stream().map(PlanCommand::deviceId).toList()).orElse(List.of()));
             tasks.add(t);
         }
@@ -108,11 +128,12 @@ final class PlanCommand {
         for (int i = 0; i < plan.tasks().size(); i++) {
             Split.Assignment a = plan.tasks().get(i);
             Optional<Scope> piece = a.scope();
-            String index = a.pieceCount() == 0 ? "-" : a.pieceCount() == 1 ? String.valueOf(a.firstPiece())
+            String index = plan.shared()[i] ? "shared" : a.pieceCount() == 0 ? "-" : a.pieceCount() == 1 ? String.valueOf(a.firstPiece())
                     : a.firstPiece() + "-" + (a.firstPiece() + a.pieceCount() - 1);
+            if (plan.shared()[i]) piece = Optional.empty();
             String devices = piece.map(p -> String.join(" ", p.devices().stream().map(Device::label).toList())).orElse("");
-            sb.append(String.format(Locale.ROOT, "%-6d %-6s %-24s %s%n", i, index,
-                    piece.map(p -> p.cpuset().toString()).orElse("(none)"), devices).stripTrailing()).append('\n');
+            String cpus = plan.shared()[i] ? plan.scope().toString() : piece.map(p -> p.cpuset().toString()).orElse("(none)");
+            sb.append(String.format(Locale.ROOT, "%-6d %-6s %-24s %s%n", i, index, cpus, devices).stripTrailing()).append('\n');
             final int task = i;
             piece.ifPresent(p -> p.cpuset().stream().forEach(pu -> tasksOnPu.computeIfAbsent(pu, k -> new TreeSet<>()).add(task)));
         }

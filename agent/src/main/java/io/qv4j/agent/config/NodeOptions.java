@@ -8,15 +8,15 @@ import io.qv4j.topology.HwType;
  *
  * @param localRank    {@code local-rank=N/M}: this JVM is local rank N of M; null = from the launcher's variables
  * @param rankSplitAt  {@code rank-split-at}: how the node is cut among local ranks; null = a balanced split
- * @param claims       {@code claims}: AUTO (node when several JVMs are detected or asked for, else observe only), NODE, OFF
+ * @param claims       {@code claims}: NODE (the default: claim what this JVM pins, plan on what others left), OBSERVE (plan around others' claims, take none), OFF
  * @param claimsDir    {@code claims-dir}: the per-user claims directory; null = {@code /tmp/qv4j-$USER}
  * @param respectQuota {@code respect-quota}: shrink the JVM scope to ⌈CPU quota⌉ PUs
  */
 public record NodeOptions(int[] localRank, HwType rankSplitAt, Claims claims, String claimsDir, boolean respectQuota) {
 
-    public enum Claims { AUTO, NODE, OFF }
+    public enum Claims { NODE, OBSERVE, OFF }
 
     public static NodeOptions defaults() {
-        return new NodeOptions(null, null, Claims.AUTO, null, false);
+        return new NodeOptions(null, null, Claims.NODE, null, false);
     }
 }

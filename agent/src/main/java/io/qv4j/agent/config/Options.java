@@ -20,10 +20,11 @@ import java.util.List;
  * @param report     a JSON report written at exit; null = none
  * @param node       several JVMs on one node: local rank, claims, quota
  * @param rebalance  load-proportional re-splits of the JVM scope among pinned pools; null = off (the default: not even its class is loaded)
+ * @param oversubscribe pin workers one per piece even where a piece gets more workers than it has PUs (default: those share the pool scope)
  */
 public record Options(boolean enabled, boolean strict, PlacementSpec policy, List<String> pools,
                       boolean commonPool, Bind bind, String topology, boolean verbose, String report,
-                      NodeOptions node, RebalanceOptions rebalance) {
+                      NodeOptions node, RebalanceOptions rebalance, boolean oversubscribe) {
 
     public enum Bind {
         ON, OFF, DRY_RUN;
@@ -36,6 +37,6 @@ public record Options(boolean enabled, boolean strict, PlacementSpec policy, Lis
 
     public static Options defaults() {
         return new Options(true, false, PlacementSpec.splitAt(HwType.CORE).color(Color.SPREAD), List.of(), false, Bind.ON,
-                null, false, null, NodeOptions.defaults(), null);
+                null, false, null, NodeOptions.defaults(), null, false);
     }
 }

@@ -26,7 +26,7 @@ public final class OptionsParser {
     public static final List<String> KEYS = List.of("enabled", "strict", "split-at", "split", "color", "pools",
             "common-pool", "bind", "topology", "verbose", "report",
             "local-rank", "rank-split-at", "claims", "claims-dir", "respect-quota",
-            "rebalance", "rebalance-threshold", "config");
+            "rebalance", "rebalance-threshold", "oversubscribe", "config");
 
     /** Local ranks get CPU pieces: every type but the devices. */
     private static final String RANK_SPLIT_AT = "machine, package, die, numa, l3, l2, l1, core, pu";
@@ -169,7 +169,8 @@ public final class OptionsParser {
             }
         }
         return new Options(enabled, strict, policy, pools, commonPool, bind, topology, verbose, report,
-                node(m), m.containsKey("rebalance") || m.containsKey("rebalance-threshold") ? RebalanceOptions.parse(m) : null);
+                node(m), m.containsKey("rebalance") || m.containsKey("rebalance-threshold") ? RebalanceOptions.parse(m) : null,
+                m.containsKey("oversubscribe") ? bool("oversubscribe", m.get("oversubscribe")) : d.oversubscribe());
     }
 
     /** The keys of {@link NodeOptions}. */
@@ -204,10 +205,10 @@ public final class OptionsParser {
         if (m.containsKey("claims")) {
             String v = m.get("claims");
             claims = switch (v.toLowerCase(Locale.ROOT)) {
-                case "auto" -> NodeOptions.Claims.AUTO;
-                case "node", "on", "true" -> NodeOptions.Claims.NODE;
-                case "off", "false" -> NodeOptions.Claims.OFF;
-                default -> throw bad("claims", v, "auto, node, off");
+                case "node" -> NodeOptions.Claims.NODE;
+                case "observe" -> NodeOptions.Claims.OBSERVE;
+                case "off" -> NodeOptions.Claims.OFF;
+                default -> throw bad("claims", v, "node, observe, off");
             };
         }
         String claimsDir = d.claimsDir();

@@ -68,14 +68,13 @@ public final class Node {
             }
         }
 
-        boolean several = o.localRank() != null || rank != null && rank.size() > 1;
         Claims claims;
         String mode;
         if (o.claims() == NodeOptions.Claims.OFF || !live) {
             claims = null;
             mode = "off";
         } else {
-            boolean take = bindOn && (o.claims() == NodeOptions.Claims.NODE || several);
+            boolean take = bindOn && o.claims() == NodeOptions.Claims.NODE;
             Path dir = o.claimsDir() != null ? Path.of(o.claimsDir()) : Claims.defaultDir();
             claims = Claims.open(dir, take);
             mode = claims.takes() ? "node" : claims.refused() != null && take ? "refused" : "observe";

@@ -4,6 +4,7 @@ import io.qv4j.agent.config.Options;
 import io.qv4j.agent.config.Policy;
 import io.qv4j.agent.config.Rules;
 import io.qv4j.agent.log.Log;
+import io.qv4j.agent.platform.LivePlatform;
 import io.qv4j.topology.CpuSet;
 
 import java.util.concurrent.CountDownLatch;
@@ -24,6 +25,9 @@ public final class Placer {
 
         /** A pool was made on this thread (for a field assigned next). */
         void created(Object pool);
+
+        /** The piece a {@code @Bind} call in progress on this thread holds, or null. */
+        CpuSet piece();
     }
 
     public static final Annotated NONE = new Annotated() {
@@ -34,6 +38,11 @@ public final class Placer {
 
         @Override
         public void created(Object pool) {
+        }
+
+        @Override
+        public CpuSet piece() {
+            return null;
         }
     };
 
@@ -93,6 +102,11 @@ public final class Placer {
         return planner;
     }
 
+    /** Why heap allocation will not follow placement across NUMA nodes, or null. */
+    public String numaAdvice() {
+        return planner.numaAdvice();
+    }
+
     /** Called when some worker must be placed at its next task: turns the per-task catch-up on. */
     public void onPending(Runnable r) {
         onPending = r;
@@ -111,10 +125,25 @@ public final class Placer {
         Eligibility.Creator creator = Eligibility.creator(pool);
         Policy policy = annotated.current();
         annotated.created(pool);
+        Thread me = Thread.currentThread();
         synchronized (registry.lock) {
             if (registry.find(pool) != null) return;
-            registry.add(pool, Eligibility.originOf(creator.className()), creator).policy = policy;
+            Pool p = registry.add(pool, Eligibility.originOf(creator.className()), creator);
+            p.policy = policy;
+            p.parent = placedPiece(me);
         }
+    }
+
+    /**
+     * The piece qv4j placed {@code t} on, or null (DESIGN.md §7, nested scopes): a pinned worker's,
+     * a {@code @Bind} call's in progress, or a {@code Scope.bind()}'s. A pool made on such a thread
+     * splits that piece. Under the lock.
+     */
+    private CpuSet placedPiece(Thread t) {
+        Worker w = registry.worker(t);
+        if (w != null && w.pool.pinned && w.cpuset != null) return w.cpuset;
+        CpuSet bind = annotated.piece();
+        return bind != null ? bind : LivePlatform.placed();
     }
 
     /** The pool was assigned to a {@code @Placement} field: that policy wins, if its workers have not started. */

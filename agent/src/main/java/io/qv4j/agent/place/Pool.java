@@ -35,6 +35,10 @@ public final class Pool {
     Slots slots;               // null until planned (and for unbounded pools)
     CpuSet scope;              // what threads without a slot get
     String universe;
+    /** The piece of the thread that made the pool when qv4j had placed it: the pool splits that. Null = the JVM scope. */
+    CpuSet parent;
+    /** Some piece would have got more workers than PUs: those workers share the pool scope. */
+    boolean oversubscribed;
     boolean shares;
     int started;
     final List<Worker> workers = new ArrayList<>();
@@ -114,6 +118,14 @@ public final class Pool {
 
     public String universe() {
         return universe;
+    }
+
+    public CpuSet parent() {
+        return parent;
+    }
+
+    public boolean oversubscribed() {
+        return oversubscribed;
     }
 
     public boolean sharesPus() {

@@ -10,6 +10,9 @@ import io.qv4j.api.Scope;
 import io.qv4j.split.Slots;
 import io.qv4j.topology.CpuSet;
 
+import io.qv4j.topology.HwObject;
+
+import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -53,35 +56,54 @@ final class PoolPlanner {
             p.reason = "no topology: " + e.problem();
             return;
         }
+        CpuSet scope = e.jvm();
+        if (p.parent != null && p.parent.intersects(e.jvm())) {
+            scope = p.parent.and(e.jvm());
+            p.reason += ", inside its creator's piece " + scope;
+        }
         if (p.tasks < 0) {
-            p.scope = e.jvm();
-            p.universe = e.jvm().toString();
+            p.scope = scope;
+            p.universe = scope.toString();
             p.reason += ", unbounded: bound to the pool scope";
             return;
         }
         Claims node = e.node() == null ? null : e.node().claims();
-        CpuSet others = node == null ? CpuSet.empty() : node.others(e.jvm());
+        CpuSet others = node == null ? CpuSet.empty() : node.others(scope);
         for (int attempt = 0; ; attempt++) {
             CpuSet claimed = others;
             for (Pool o : registry.pools()) {
                 if (o != p && o.pinned && o.slots != null && o.alive()) claimed = claimed.or(o.scope);
             }
-            EnginePlanner.Plan plan = choose(p, e, claimed);
+            EnginePlanner.Plan plan = choose(p, e, scope, claimed);
             if (plan == null) return;
-            CpuSet union = fill(p, plan, e);
+            CpuSet union = fill(p, plan, scope);
+            if (union.intersects(others)) {
+                // the free part cannot hold the pool: leave the workers to the kernel's balancing
+                // inside the scope rather than pile them onto PUs other JVMs hold
+                p.slots = null;
+                p.scope = scope;
+                p.shares = true;
+                p.reason += ", not enough PUs free of other JVMs' claims (" + others + "): bound to the pool scope";
+                Log.once("crowded:" + p.name, "pool " + p.name + ": other JVMs claim " + others + " of " + scope
+                        + " and the rest cannot hold its " + p.tasks + " workers: they share " + scope);
+                return;
+            }
             p.shares = p.scope.intersects(claimed);
-            if (p.shares) Log.debug("pool " + p.name + " shares PUs with other pinned pools or JVMs (" + claimed + " taken)");
+            if (p.shares) Log.debug("pool " + p.name + " shares PUs with other pinned pools (" + claimed + " taken)");
             CpuSet lost = node == null || p.shares ? CpuSet.empty() : node.claim(union);
-            if (lost.isEmpty() || attempt == CLAIM_RETRIES) return;
+            if (lost.isEmpty() || attempt == CLAIM_RETRIES) {
+                numaNote(p, e);
+                return;
+            }
             node.release(union.andNot(lost));
             others = others.or(lost);
         }
     }
 
-    /** The plan on the free part of the universe, else on all of it; null (pool unpinned) when the policy cannot place it. */
-    private EnginePlanner.Plan choose(Pool p, Env e, CpuSet claimed) {
+    /** The plan on the free part of the scope, else on all of it; null (pool unpinned) when the policy cannot place it. */
+    private EnginePlanner.Plan choose(Pool p, Env e, CpuSet scope, CpuSet claimed) {
         PlacementSpec policy = policyOf(p, options);
-        if (p.rule != null && p.rule.weighted()) {
+        if (p.rule != null && p.rule.weighted() && p.parent == null) {
             CpuSet share = weightedShare(p.rule, e);
             if (share != null) {
                 try {
@@ -93,7 +115,7 @@ final class PoolPlanner {
                 }
             }
         }
-        CpuSet free = e.jvm().andNot(claimed);
+        CpuSet free = scope.andNot(claimed);
         if (!claimed.isEmpty() && !free.isEmpty()) {
             try {
                 EnginePlanner.Plan plan = engine.plan(e.topology(), free, policy, p.tasks);
@@ -106,8 +128,8 @@ final class PoolPlanner {
             }
         }
         try {
-            EnginePlanner.Plan plan = engine.plan(e.topology(), e.jvm(), policy, p.tasks);
-            p.universe = e.jvm().toString();
+            EnginePlanner.Plan plan = engine.plan(e.topology(), scope, policy, p.tasks);
+            p.universe = scope.toString();
             return plan;
         } catch (RuntimeException | LinkageError ex) {
             p.pinned = false;
@@ -117,14 +139,64 @@ final class PoolPlanner {
         }
     }
 
-    /** The pool's slots from a plan; returns the union of the pieces. */
-    private static CpuSet fill(Pool p, EnginePlanner.Plan plan, Env e) {
+    /**
+     * The pool's slots from a plan; returns the union of the pieces. Never oversubscribe by
+     * pinning (the Open MPI rule): where a piece would get more workers than it has PUs, those
+     * workers get no piece of their own and share the pool scope, unless {@code oversubscribe=true}.
+     */
+    private CpuSet fill(Pool p, EnginePlanner.Plan plan, CpuSet scope) {
         List<CpuSet> pieces = new ArrayList<>(p.tasks);
         for (int i = 0; i < p.tasks; i++) pieces.add(i < plan.perTask().size() ? plan.perTask().get(i) : null);
+        CpuSet union = CpuSet.empty();
+        for (CpuSet c : pieces) if (c != null) union = union.or(c);
+        p.oversubscribed = false;
+        if (!options.oversubscribe()) {
+            boolean[] over = Oversubscription.of(pieces);
+            for (int i = 0; i < over.length; i++) {
+                if (over[i]) {
+                    pieces.set(i, null);
+                    p.oversubscribed = true;
+                }
+            }
+            if (p.oversubscribed) {
+                p.reason += ", oversubscribed: more workers than PUs on some pieces, those share the pool scope";
+                Log.once("oversub:" + p.name, "pool " + p.name + ": " + p.tasks + " workers on " + union.cardinality()
+                        + " PUs would oversubscribe pieces: those workers share pus " + union + " (oversubscribe=true pins them anyway)");
+            }
+        }
         p.slots = new Slots(pieces);
-        CpuSet union = p.slots.union();
-        p.scope = union.isEmpty() ? e.jvm() : union;
+        p.scope = union.isEmpty() ? scope : union;
         return union;
+    }
+
+    /** Heap allocation follows placement across NUMA nodes only with -XX:+UseNUMA: said once per JVM. */
+    private void numaNote(Pool p, Env e) {
+        if (numaNoted || e.topology().numaNodes().size() < 2) return;
+        int nodes = 0;
+        for (HwObject n : e.topology().numaNodes()) if (n.cpuset().intersects(p.scope)) nodes++;
+        if (nodes < 2) return;
+        numaNoted = true;
+        if (!usesNuma()) {
+            numaAdvice = "pools are split across NUMA nodes but the JVM runs without -XX:+UseNUMA: heap allocation will not follow placement";
+            Log.info(numaAdvice + " (add -XX:+UseNUMA; the parallel, G1 and Z collectors honour it)");
+        }
+    }
+
+    private boolean numaNoted;
+    private volatile String numaAdvice;
+
+    /** The -XX:+UseNUMA advice, or null. */
+    public String numaAdvice() {
+        return numaAdvice;
+    }
+
+    /** Asked only when pools span NUMA nodes: the management classes cost milliseconds to load. */
+    private static boolean usesNuma() {
+        try {
+            return ManagementFactory.getRuntimeMXBean().getInputArguments().contains("-XX:+UseNUMA");
+        } catch (Throwable t) {
+            return false;
+        }
     }
 
     /**

@@ -51,12 +51,21 @@ public final class LivePlatform implements Platform {
         return b;
     }
 
+    /** What {@link #bind} placed the calling thread on (innermost binding still open), or null. */
+    public static CpuSet placed() {
+        return PLACED.get();
+    }
+
+    private static final ThreadLocal<CpuSet> PLACED = new ThreadLocal<>();
+
     @Override
     public Binding bind(CpuSet cpus) {
         CpuSet previous = currentBinding();
         Binder b = binder();
         if (!b.bind(cpus)) throw new IllegalStateException("cannot bind the thread to " + cpus + " (" + b.describe() + ")");
         Thread owner = Thread.currentThread();
+        CpuSet outer = PLACED.get();
+        PLACED.set(cpus);
         return new Binding() {
             @Override
             public CpuSet cpuset() {
@@ -66,7 +75,9 @@ public final class LivePlatform implements Platform {
             @Override
             public void close() {
                 try {
-                    if (Thread.currentThread() == owner && previous != null) b.bind(previous);
+                    if (Thread.currentThread() != owner) return;
+                    PLACED.set(outer);
+                    if (previous != null) b.bind(previous);
                 } catch (Throwable ignored) {
                     // never throws
                 }

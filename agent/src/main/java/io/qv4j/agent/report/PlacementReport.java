@@ -9,6 +9,7 @@ import io.qv4j.agent.place.Rebalancer;
 import io.qv4j.agent.place.Worker;
 import io.qv4j.split.Slots;
 import io.qv4j.topology.CpuSet;
+import io.qv4j.topology.HwObject;
 import io.qv4j.topology.Topology;
 
 import java.util.ArrayList;
@@ -38,6 +39,7 @@ public final class PlacementReport {
         agent.put("binder", e == null ? null : e.binder().describe());
         agent.put("problem", e == null ? "not ready" : e.problem());
         agent.put("node", e == null || e.node() == null ? null : e.node().report());
+        agent.put("numa", placer.numaAdvice());
         out.put("agent", agent);
         List<Object> list = new ArrayList<>();
         PoolRegistry registry = placer.registry();
@@ -63,7 +65,9 @@ public final class PlacementReport {
         m.put("tasks", p.decided() ? p.tasks() : null);
         m.put("universe", p.universe());
         m.put("scope", p.scope() == null ? null : p.scope().toString());
+        m.put("parent", p.parent() == null ? null : p.parent().toString());
         m.put("sharesPus", p.sharesPus());
+        m.put("oversubscribed", p.oversubscribed());
         m.put("started", p.started());
         List<Object> slots = new ArrayList<>();
         Slots s = p.slots();
@@ -75,6 +79,7 @@ public final class PlacementReport {
                 slot.put("slot", i);
                 slot.put("cpuset", piece == null ? null : piece.toString());
                 slot.put("piece", piece == null ? null : label(topology, piece));
+                slot.put("numa", piece == null || topology == null ? null : numaNodes(topology, piece));
                 slot.put("thread", owner instanceof Thread t ? t.getName() : null);
                 slots.add(slot);
             }
@@ -96,6 +101,13 @@ public final class PlacementReport {
         }
         m.put("threads", threads);
         return m;
+    }
+
+    /** The OS indexes of the NUMA nodes a piece's PUs belong to. */
+    private static List<Integer> numaNodes(Topology t, CpuSet cpus) {
+        List<Integer> out = new ArrayList<>();
+        for (HwObject n : t.numaNodes()) if (n.cpuset().intersects(cpus)) out.add(n.osIndex());
+        return out;
     }
 
     private static String label(Topology t, CpuSet cpus) {

@@ -63,7 +63,7 @@ class OptionsParserTest {
     @Test
     void nodeOptions() throws Exception {
         NodeOptions d = parse("").node();
-        assertEquals(NodeOptions.Claims.AUTO, d.claims());
+        assertEquals(NodeOptions.Claims.NODE, d.claims());
         assertEquals(null, d.localRank());
         assertEquals(null, d.rankSplitAt());
         assertFalse(d.respectQuota());

@@ -158,6 +158,11 @@ class PlacerTest {
             @Override
             public void created(Object pool) {
             }
+
+            @Override
+            public CpuSet piece() {
+                return null;
+            }
         });
         ThreadPoolExecutor both = AppPools.fixed(2, p::poolCreated);
         p.annotations(Placer.NONE);
@@ -214,6 +219,66 @@ class PlacerTest {
         assertEquals(CpuSet.of(first + 1), pool(p, io).slots().piece(1));
         assertEquals(union(p, io, cpu), claims.mine());
         assertEquals(MACHINE.allowed(), claims.mine());
+    }
+
+    @Test
+    void workersThatWouldOversubscribeAPieceShareThePoolScope() throws Exception {
+        Placer p = placer("split-at=package", null);
+        ThreadPoolExecutor pool = AppPools.fixed(6, p::poolCreated);
+        start(p, pool, "app", 6);
+        // 6 workers on 2 packages of 8 PUs: 3 each, no piece oversubscribed
+        assertFalse(pool(p, pool).oversubscribed());
+
+        Placer q = placer("split-at=core", null);
+        ThreadPoolExecutor big = AppPools.fixed(24, q::poolCreated);
+        start(q, big, "big", 24);
+        // 24 workers on 8 cores of 2 PUs: 3 per core, more than its PUs: every worker shares the scope
+        assertTrue(pool(q, big).oversubscribed());
+        for (CpuSet c : cpusets(q, big)) assertEquals(MACHINE.allowed(), c);
+        assertTrue(pool(q, big).reason().contains("oversubscribed"), pool(q, big).reason());
+
+        Placer r = placer("split-at=core,oversubscribe=true", null);
+        ThreadPoolExecutor pinned = AppPools.fixed(24, r::poolCreated);
+        start(r, pinned, "pin", 24);
+        assertFalse(pool(r, pinned).oversubscribed());
+        for (CpuSet c : cpusets(r, pinned)) assertEquals(2, c.cardinality());
+    }
+
+    @Test
+    void aPoolMadeByAPlacedWorkerSplitsThatWorkersPiece() throws Exception {
+        Placer p = placer("split-at=package", null);
+        ThreadPoolExecutor outer = AppPools.fixed(2, p::poolCreated);
+        List<Thread> ts = start(p, outer, "outer", 2);
+        CpuSet piece = cpusets(p, outer).get(1);
+        assertEquals(CpuSet.parse("8-15"), piece);
+        ThreadPoolExecutor[] inner = new ThreadPoolExecutor[1];
+        // made on the placed worker's own thread, as an application would
+        runAs(p, ts.get(1), () -> inner[0] = AppPools.fixed(4, p::poolCreated));
+        ThreadPoolExecutor made = inner[0];
+        start(p, made, "inner", 4);
+        assertEquals(piece, pool(p, made).parent());
+        for (CpuSet c : cpusets(p, made)) assertTrue(piece.containsAll(c), c + " outside " + piece);
+        ThreadPoolExecutor fromMain = AppPools.fixed(2, p::poolCreated);
+        start(p, fromMain, "main", 2);
+        assertNull(pool(p, fromMain).parent());
+    }
+
+    /** Runs {@code r} on the current thread while the registry takes it for worker {@code t}. */
+    private static void runAs(Placer p, Thread t, Runnable r) {
+        Thread me = Thread.currentThread();
+        synchronized (p.registry().lock) {
+            Worker w = p.registry().worker(t);
+            p.registry().liveWorkers().remove(t);
+            p.registry().liveWorkers().put(me, w);
+        }
+        try {
+            r.run();
+        } finally {
+            synchronized (p.registry().lock) {
+                Worker w = p.registry().liveWorkers().remove(me);
+                p.registry().liveWorkers().put(t, w);
+            }
+        }
     }
 
     private static CpuSet union(Placer p, ThreadPoolExecutor... pools) {
