@@ -137,7 +137,7 @@ public final class QvAgent {
                 Log.info("cannot work out this JVM's share of the node (" + t + "): pools use the whole allowed set");
             }
         }
-        p.ready(new Env(topo, topo == null ? null : node != null ? node.jvm() : topo.allowed(), topo == null ? Binder.NONE : binder, problem, node));
+        p.ready(new Env(topo, topo == null ? null : node != null ? node.jvm() : topo.allowed(), topo == null ? Binder.NONE : binder, problem, node, o.topology() == null));
         if (o.rebalance() != null && o.rebalance().on() && topo != null) rebalancer = Rebalancer.start(p, o.rebalance());
         Log.debug("ready " + (System.nanoTime() - t0) / 1000 + " us after premain began (topology " + (tTopo - tStart) / 1000 + " us)");
     }

@@ -57,6 +57,14 @@ public final class Slots {
         return -1;
     }
 
+    /** Slot {@code i} for {@code owner} (a re-plan keeping a running task's slot number); -1 when it is taken or has no piece. */
+    public synchronized int takeAt(int i, Object owner) {
+        if (i < 0 || i >= pieces.length || holders[i] != 0 || pieces[i] == null) return -1;
+        holders[i] = 1;
+        owners[i] = owner;
+        return i;
+    }
+
     /** {@link #take}, else the slots with a piece in turn (shared); -1 when no slot has a piece. */
     public synchronized int takeOrShare(Object owner) {
         int i = take(owner);

@@ -1,14 +1,24 @@
 package io.qv4j.agent.log;
 
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The agent's own logger: single {@code qv: ...} lines on stderr. It never touches the
- * application's logging (no slf4j, no java.util.logging).
+ * The agent's own logger: single {@code qv: ...} lines on the process's standard error. It writes
+ * to file descriptor 2 itself, never through {@code System.err}: an application may replace that
+ * stream with code that runs on its own pools, and the agent logs while holding its lock, so
+ * going through it could deadlock the application. It never touches the application's logging.
  */
 public final class Log {
 
+    /** Distinct "once" messages remembered; beyond this, such messages are dropped (bounded memory). */
+    static final int ONCE_KEPT = 4096;
+
+    private static final PrintStream ERR = new PrintStream(new FileOutputStream(FileDescriptor.err), true, StandardCharsets.UTF_8);
     private static volatile boolean verbose;
     private static final Set<String> ONCE = ConcurrentHashMap.newKeySet();
 
@@ -25,7 +35,7 @@ public final class Log {
 
     /** Always printed. */
     public static void info(String message) {
-        System.err.println("qv: " + message);
+        ERR.println("qv: " + message);
     }
 
     /** Printed at {@code verbose=true} only. */
@@ -35,6 +45,6 @@ public final class Log {
 
     /** Printed once per key for the life of the JVM. */
     public static void once(String key, String message) {
-        if (ONCE.add(key)) info(message);
+        if (ONCE.size() < ONCE_KEPT && ONCE.add(key)) info(message);
     }
 }

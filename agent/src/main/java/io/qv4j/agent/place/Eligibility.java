@@ -98,6 +98,8 @@ final class Eligibility {
         }
         if (options.bind() == Options.Bind.OFF) {
             p.reason = "bind=off";
+        } else if (isVirtual(first)) {
+            p.reason = "its threads are virtual: binding one would pin its carrier";
         } else if (madeByQvExecutors(pool)) {
             p.policy = null;
             p.reason = "placed by QvExecutors";
@@ -126,6 +128,12 @@ final class Eligibility {
             Log.debug("pool " + p.name + ": " + (p.pinned && p.policy != null ? policy + " from " + p.policy.source()
                     : p.pinned ? policy + " from the options (" + p.reason + ")" : "not pinned (" + p.reason + ")"));
         }
+    }
+
+    /** {@code java.lang.VirtualThread} and the bound kind ({@code Thread.isVirtual()} is JDK 21+; we compile for 17). */
+    static boolean isVirtual(Thread t) {
+        String n = t.getClass().getName();
+        return n.startsWith("java.lang.") && n.endsWith("VirtualThread");
     }
 
     private static boolean madeByQvExecutors(Object pool) {

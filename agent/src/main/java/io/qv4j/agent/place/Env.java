@@ -13,6 +13,8 @@ import io.qv4j.topology.Topology;
  * @param binder   binds the calling thread (chosen once for the bind mode)
  * @param problem  why there is no topology, for the report
  * @param node     this JVM among others on the node (local rank, claims, quota); null = none of that
+ * @param live     the topology is the machine this JVM runs on (not a dry-run or test topology):
+ *                 threads' kernel masks can be compared with it
  */
-public record Env(Topology topology, CpuSet jvm, Binder binder, String problem, Node node) {
+public record Env(Topology topology, CpuSet jvm, Binder binder, String problem, Node node, boolean live) {
 }

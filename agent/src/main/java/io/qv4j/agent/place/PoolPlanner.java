@@ -219,6 +219,14 @@ final class PoolPlanner {
         p.shares = false;
     }
 
+    /** Gives up the pool's plan (it is planned again): its PUs are no longer claimed for it. Under the registry's lock. */
+    void release(Pool p, Env e) {
+        p.planned = false;
+        p.slots = null;
+        p.scope = null;
+        syncClaims(e);
+    }
+
     /** Makes this JVM's node-wide claims equal the PUs its pinned pools hold now. Under the registry's lock. */
     void syncClaims(Env e) {
         Claims node = e.node() == null ? null : e.node().claims();

@@ -79,7 +79,7 @@ class PlanAgreesWithAgentTest {
         Options o = OptionsParser.parse(policy + ",bind=dry-run,topology=" + machine, new Properties(), Map.of());
         Topology t = TopologyInput.input(machine);
         Placer p = new Placer(o, Rules.none(), 1000);
-        p.ready(new Env(t, t.allowed(), Binders.choose(o.bind()), null, null));
+        p.ready(new Env(t, t.allowed(), Binders.choose(o.bind()), null, null, false));
         ThreadPoolExecutor pool = AppPools.fixed(tasks, p::poolCreated);
         p.workerStart(pool, new Thread(() -> { }, "app-1"));
         Map<?, ?> report = (Map<?, ?>) JsonReader.parse(io.qv4j.agent.report.Json.write(PlacementReport.snapshot(p, null)));

@@ -15,6 +15,7 @@ import io.qv4j.topology.CpuSet;
 import io.qv4j.topology.HwType;
 import io.qv4j.topology.SyntheticSpec;
 import io.qv4j.topology.Topology;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -26,6 +27,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadPoolExecutor;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -47,14 +49,35 @@ class PlacerTest {
     Placer placer(String options, String rules) throws Exception {
         Options o = OptionsParser.parse(options, new Properties(), Map.of());
         Placer p = new Placer(o, rules == null ? Rules.none() : ConfigFileAccess.rules(rules), 1000);
-        p.ready(new Env(MACHINE, MACHINE.allowed(), binder, null, null));
+        p.ready(new Env(MACHINE, MACHINE.allowed(), binder, null, null, false));
         return p;
+    }
+
+    /** Live threads standing in for workers (a dead owner's slot is reclaimed), released after each test. */
+    static final CountDownLatch END = new CountDownLatch(1);
+
+    @AfterAll
+    static void releaseThreads() {
+        END.countDown();
+    }
+
+    static Thread alive(String name) {
+        Thread t = new Thread(() -> {
+            try {
+                END.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, name);
+        t.setDaemon(true);
+        t.start();
+        return t;
     }
 
     static List<Thread> start(Placer p, ThreadPoolExecutor pool, String prefix, int n) {
         List<Thread> ts = new ArrayList<>();
         for (int i = 1; i <= n; i++) {
-            Thread t = new Thread(() -> { }, prefix + "-" + i);
+            Thread t = alive(prefix + "-" + i);
             p.workerStart(pool, t);
             ts.add(t);
         }
@@ -90,7 +113,7 @@ class PlacerTest {
         ThreadPoolExecutor pool = AppPools.fixed(3, p::poolCreated);
         List<Thread> ts = start(p, pool, "app", 3);
         p.workerExit(pool, ts.get(1));
-        Thread again = new Thread(() -> { }, "app-4");
+        Thread again = alive("app-4");
         p.workerStart(pool, again);
         Worker w = pool(p, pool).workers().get(3);
         assertEquals(1, w.slot());
@@ -188,7 +211,7 @@ class PlacerTest {
     void dryRunPlacesAndReportsButNeverBinds() throws Exception {
         Options o = OptionsParser.parse("bind=dry-run,topology=package:2 core:4 pu:2", new Properties(), Map.of());
         Placer p = new Placer(o, Rules.none(), 1000);
-        p.ready(new Env(MACHINE, MACHINE.allowed(), io.qv4j.agent.bind.Binders.choose(o.bind()), null, null));
+        p.ready(new Env(MACHINE, MACHINE.allowed(), io.qv4j.agent.bind.Binders.choose(o.bind()), null, null, false));
         ThreadPoolExecutor pool = AppPools.fixed(2, p::poolCreated);
         start(p, pool, "app", 2);
         assertEquals(2, cpusets(p, pool).size());
@@ -200,7 +223,7 @@ class PlacerTest {
         Options o = OptionsParser.parse("split-at=core,color=spread", new Properties(), Map.of());
         Placer p = new Placer(o, ConfigFileAccess.rules("rule.io.match.thread=io-*\nrule.io.split-at=pu\nrule.io.color=packed\n"), 1000);
         Claims claims = Claims.open(dir, true);
-        p.ready(new Env(MACHINE, MACHINE.allowed(), binder, null, Node.alone(MACHINE, claims)));
+        p.ready(new Env(MACHINE, MACHINE.allowed(), binder, null, Node.alone(MACHINE, claims), false));
         ThreadPoolExecutor io = AppPools.fixed(2, p::poolCreated);
         ThreadPoolExecutor cpu = AppPools.fixed(2, p::poolCreated);
         List<Thread> ioWorkers = start(p, io, "io", 2);
@@ -261,6 +284,34 @@ class PlacerTest {
         ThreadPoolExecutor fromMain = AppPools.fixed(2, p::poolCreated);
         start(p, fromMain, "main", 2);
         assertNull(pool(p, fromMain).parent());
+    }
+
+    @Test
+    void aWorkerThatDiedWithoutAnExitEventFreesItsSlotForTheNext() throws Exception {
+        Placer p = placer("split-at=pu,color=packed", null);
+        ThreadPoolExecutor pool = AppPools.fixed(2, p::poolCreated);
+        Thread dead = new Thread(() -> { }, "app-1");
+        dead.start();
+        dead.join();
+        p.workerStart(pool, dead);             // its exit hook never ran (an exception out of run)
+        start(p, pool, "app", 1);
+        Thread next = alive("app-3");
+        p.workerStart(pool, next);
+        assertEquals(List.of(CpuSet.parse("1"), CpuSet.parse("0")), cpusets(p, pool));
+    }
+
+    @Test
+    void aResizedPoolIsPlannedAgainForItsNewSize() throws Exception {
+        Placer p = placer("split-at=core", null);
+        ThreadPoolExecutor pool = AppPools.fixed(1, p::poolCreated);
+        start(p, pool, "app", 1);
+        assertEquals(List.of(CpuSet.parse("0-1")), cpusets(p, pool));
+        pool.setMaximumPoolSize(4);
+        pool.setCorePoolSize(4);
+        start(p, pool, "more", 3);
+        assertEquals(4, pool(p, pool).tasks());
+        Set<CpuSet> distinct = new HashSet<>(cpusets(p, pool));
+        assertEquals(4, distinct.size(), "one core each after the resize: " + cpusets(p, pool));
     }
 
     /** Runs {@code r} on the current thread while the registry takes it for worker {@code t}. */

@@ -1,0 +1,62 @@
+package io.qv4j.agent.it;
+
+import io.qv4j.topology.CpuSet;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * Two JVMs started at the same moment with default options, one worker each: their workers land
+ * on different PUs (kernel view), because every JVM that pins claims its PUs node-wide.
+ */
+class NeighboursIT {
+
+    static CpuSet allowed() throws Exception {
+        for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
+            if (line.startsWith("Cpus_allowed_list:")) return CpuSet.parse(line.substring(18).strip());
+        }
+        throw new AssertionError("no Cpus_allowed_list");
+    }
+
+    static CpuSet worker(Jvm.Result r) {
+        for (String line : r.stdout().split("\n")) {
+            String[] w = line.split(" ");
+            if (w.length == 4 && w[0].equals("thread")) return CpuSet.parse(w[3].substring(5));
+        }
+        throw new AssertionError("no worker line: " + r);
+    }
+
+    @Test
+    void twoJvmsStartedTogetherPinTheirWorkersToDifferentPus(@TempDir Path claims) throws Exception {
+        assumeTrue(allowed().cardinality() >= 2, "needs 2 PUs");
+        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-javaagent:" + Jvm.agentJar() + "=claims-dir=" + claims.resolve("c"),
+                "-cp", "target/test-classes", "io.qv4j.testapps.HoldApp", "1500"));
+        CompletableFuture<Jvm.Result> a = CompletableFuture.supplyAsync(() -> run(cmd));
+        CompletableFuture<Jvm.Result> b = CompletableFuture.supplyAsync(() -> run(cmd));
+        CpuSet wa = worker(a.get());
+        CpuSet wb = worker(b.get());
+        assertEquals(1, wa.cardinality(), a.get().toString());
+        assertEquals(1, wb.cardinality(), b.get().toString());
+        assertTrue(allowed().containsAll(wa.or(wb)));
+        assertFalse(wa.intersects(wb), "both workers on " + wa + ": " + a.get() + b.get());
+    }
+
+    private static Jvm.Result run(List<String> cmd) {
+        try {
+            return Jvm.run(cmd);
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}
