@@ -222,7 +222,7 @@ class PlacerTest {
     void aRebalanceKeepsEachPoolsOwnPolicyAndMovesTheClaims(@TempDir Path dir) throws Exception {
         Options o = OptionsParser.parse("split-at=core,color=spread", new Properties(), Map.of());
         Placer p = new Placer(o, ConfigFileAccess.rules("rule.io.match.thread=io-*\nrule.io.split-at=pu\nrule.io.color=packed\n"), 1000);
-        Claims claims = Claims.open(dir, true);
+        Claims claims = isolatedClaims(dir);
         p.ready(new Env(MACHINE, MACHINE.allowed(), binder, null, Node.alone(MACHINE, claims), false));
         ThreadPoolExecutor io = AppPools.fixed(2, p::poolCreated);
         ThreadPoolExecutor cpu = AppPools.fixed(2, p::poolCreated);
@@ -329,6 +329,20 @@ class PlacerTest {
                 Worker w = p.registry().liveWorkers().remove(me);
                 p.registry().liveWorkers().put(t, w);
             }
+        }
+    }
+
+    /**
+     * Claims in {@code dir} that also look for OpenHFT lock files there, not in the machine's
+     * java.io.tmpdir, where other processes' locks would change what this test plans.
+     */
+    private static Claims isolatedClaims(Path dir) {
+        String tmp = System.getProperty("java.io.tmpdir");
+        System.setProperty("java.io.tmpdir", dir.toString());
+        try {
+            return Claims.open(dir.resolve("claims"), true);
+        } finally {
+            System.setProperty("java.io.tmpdir", tmp);
         }
     }
 
