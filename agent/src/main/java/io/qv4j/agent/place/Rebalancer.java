@@ -20,7 +20,7 @@ import java.util.concurrent.ThreadPoolExecutor;
  * {@code qv-rebalance} (the agent's own, never pinned), wakes every period and measures each
  * pinned pool's CPU time over the period ({@link ThreadMXBean#getThreadCpuTime} of its live
  * workers). When at least two pinned pools have live workers and their PU shares differ from their
- * load shares by more than the threshold, it re-splits the JVM scope among them with
+ * load shares by more than the threshold in two periods in a row, it re-splits the JVM scope among them with
  * {@link Scope#splitWeighted} (contiguous pieces in pool creation order, every pool at least one
  * unit), re-plans each pool's slots within its new piece by the pool's own policy (its rule or
  * annotation over the options, {@link PoolPlanner#replan}), brings the node-wide claims up to date,
@@ -43,6 +43,7 @@ public final class Rebalancer implements Runnable {
     private Map<Thread, Long> last = new HashMap<>();
     private final List<Map<String, Object>> history = new ArrayList<>();
     private int periods;
+    private boolean imbalancedBefore;
 
     Rebalancer(Placer placer, RebalanceOptions options, ThreadMXBean mx) {
         this.placer = placer;
@@ -166,7 +167,13 @@ public final class Rebalancer implements Runnable {
         for (int i = 0; i < members.size(); i++) sum += members.get(i).pool.scope.cardinality();
         for (int i = 0; i < members.size(); i++) shares[i] = members.get(i).pool.scope.cardinality() / sum;
         double[] weights = decide(loads, shares, options.threshold());
-        if (weights == null) return;
+        // one period's loads can be noise (a busy host that did not run the pool's threads):
+        // re-split only when two periods in a row ask for it
+        boolean asked = weights != null;
+        boolean again = asked && imbalancedBefore;
+        imbalancedBefore = asked;
+        if (!again) return;
+        imbalancedBefore = false;
 
         List<Scope> pieces = Scope.of(e.topology(), universe).splitWeighted(weights).pieces();
         apply(members, pieces, e);
