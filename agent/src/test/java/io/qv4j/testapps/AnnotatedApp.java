@@ -16,7 +16,7 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Issue 5's application: pools made under {@code @Placement} (method, class, fields), {@code @Bind}
+ * The annotations' test application: pools made under {@code @Placement} (method, class, fields), {@code @Bind}
  * calls, {@code QvExecutors}. Prints {@code thread NAME tid=TID cpus=LIST} per worker (kernel view)
  * and {@code call KEY tid=TID cpus=LIST} for the {@code @Bind} callers.
  */

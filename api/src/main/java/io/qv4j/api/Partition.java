@@ -12,7 +12,7 @@ import java.util.Objects;
 /**
  * Partitions of work given as weights: an array of per-index costs cut into contiguous ranges, or
  * a 2-D/3-D grid of per-cell costs cut into boxes, so that each part carries about the same work
- * (the ORB notes, issue 8). Pure and JDK only.
+ * (orthogonal recursive bisection). Pure and JDK only.
  *
  * <p>Weights are non-negative {@code long}s (a negative weight is an error naming its index), so
  * loads are exact and "optimal" means optimal; costs with fractions are scaled first (say to

@@ -5,7 +5,6 @@ import io.qv4j.split.DeviceDealing;
 import io.qv4j.split.LogicalPus;
 import io.qv4j.split.Mapping;
 import io.qv4j.split.Pieces;
-import io.qv4j.topology.CpuSet;
 import io.qv4j.topology.Device;
 import io.qv4j.topology.HwObject;
 import io.qv4j.topology.Topology;

@@ -1,9 +1,6 @@
 package io.qv4j.api;
 
 import io.qv4j.topology.HwType;
-import io.qv4j.topology.CpuSet;
-import io.qv4j.topology.HwObject;
-import io.qv4j.topology.Topology;
 
 import java.time.Duration;
 import java.util.ArrayList;

@@ -4,8 +4,6 @@ import io.qv4j.topology.HwType;
 import io.qv4j.api.Members.Outcome;
 import io.qv4j.topology.CpuSet;
 import io.qv4j.topology.Topology;
-import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -19,9 +17,9 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Collectives that hand out pieces of a split (DESIGN.md §4.3 examples, through a group). They
- * need the split engine ({@code Scope.split/splitAt}, {@code Split.tasks/tasksByOrdinal}) and
- * are skipped, not failed, while it is missing.
+ * Collectives that hand out pieces of a split: the worked mapping examples (spread, packed,
+ * undefined members) through a group, on the split engine ({@code Scope.split/splitAt},
+ * {@code Split.tasks/tasksByOrdinal}).
  */
 @Timeout(value = 20, unit = TimeUnit.SECONDS)
 class TaskGroupEngineTest {
@@ -29,15 +27,6 @@ class TaskGroupEngineTest {
     /** {@code package:2 core:4 pu:2}: core c holds PUs 2c and 2c+1. */
     private final Topology machine = TestTopologies.machine(2, 4, 2);
     private final Scope scope = Scope.of(machine);
-
-    @BeforeEach
-    void assumeSplitEngine() {
-        try {
-            scope.split(2).tasks(2, Color.PACKED);
-        } catch (UnsupportedOperationException e) {
-            Assumptions.abort("waits for the split engine (Scope.split, Split.tasks): " + e.getMessage());
-        }
-    }
 
     @Test
     void splitAtCoreSpreadsThreeMembersOnCoresZeroTwoFour() throws Exception {

@@ -1,6 +1,7 @@
 package io.qv4j.agent.annotations;
 
 import io.qv4j.agent.config.Policy;
+import io.qv4j.agent.boot.QvHooks;
 import io.qv4j.agent.log.Log;
 import io.qv4j.agent.config.Options;
 import io.qv4j.agent.place.Env;
@@ -30,12 +31,6 @@ import java.util.function.ObjIntConsumer;
  */
 public final class Annotations implements ObjIntConsumer<Object> {
 
-    public static final int PLACE_ENTER = 0;
-    public static final int PLACE_EXIT = 1;
-    public static final int BIND_ENTER = 2;
-    public static final int BIND_EXIT = 3;
-    public static final int FIELD_SET = 4;
-    public static final int SHIFT = 3;
 
     private static final List<Policy> PLACEMENTS = new ArrayList<>();
     private static final List<BindSite> BINDS = new ArrayList<>();
@@ -103,13 +98,13 @@ public final class Annotations implements ObjIntConsumer<Object> {
     @Override
     public void accept(Object o, int code) {
         try {
-            int id = code >>> SHIFT;
-            switch (code & ((1 << SHIFT) - 1)) {
-                case PLACE_ENTER -> push(id);
-                case PLACE_EXIT -> pop(id);
-                case BIND_ENTER -> bindEnter(id);
-                case BIND_EXIT -> bindExit(id);
-                case FIELD_SET -> fieldSet(o, id);
+            int id = code >>> QvHooks.OP_SHIFT;
+            switch (code & QvHooks.OP_MASK) {
+                case QvHooks.PLACEMENT_ENTER -> push(id);
+                case QvHooks.PLACEMENT_EXIT -> pop(id);
+                case QvHooks.BIND_ENTER -> bindEnter(id);
+                case QvHooks.BIND_EXIT -> bindExit(id);
+                case QvHooks.FIELD_SET -> fieldSet(o, id);
                 default -> {
                 }
             }

@@ -10,6 +10,41 @@ import java.util.function.ObjIntConsumer;
  */
 public final class QvHooks {
 
+    // The names of the hook methods, as the transformers emit them. Compile-time constants: a
+    // class that uses them does not load this class under its template name.
+
+    /** {@link #poolCreated(Object)}, descriptor {@link #OBJECT_HOOK}. */
+    public static final String POOL_CREATED_HOOK = "poolCreated";
+    /** {@link #workerStart(Object)}, descriptor {@link #OBJECT_HOOK}. */
+    public static final String WORKER_START_HOOK = "workerStart";
+    /** {@link #workerExit(Object)}, descriptor {@link #OBJECT_HOOK}. */
+    public static final String WORKER_EXIT_HOOK = "workerExit";
+    /** {@link #getTask(Object)}, descriptor {@link #OBJECT_HOOK}. */
+    public static final String GET_TASK_HOOK = "getTask";
+    /** {@link #fjStart(Object)}, descriptor {@link #OBJECT_HOOK}. */
+    public static final String FJ_START_HOOK = "fjStart";
+    /** {@link #fjExit(Object)}, descriptor {@link #OBJECT_HOOK}. */
+    public static final String FJ_EXIT_HOOK = "fjExit";
+    /** {@link #placementEnter(int)}, descriptor {@link #ID_HOOK}. */
+    public static final String PLACEMENT_ENTER_HOOK = "placementEnter";
+    /** {@link #placementExit(int)}, descriptor {@link #ID_HOOK}. */
+    public static final String PLACEMENT_EXIT_HOOK = "placementExit";
+    /** {@link #bindEnter(int)}, descriptor {@link #ID_HOOK}. */
+    public static final String BIND_ENTER_HOOK = "bindEnter";
+    /** {@link #bindExit(int)}, descriptor {@link #ID_HOOK}. */
+    public static final String BIND_EXIT_HOOK = "bindExit";
+    /** {@link #fieldSet(Object, int)}, descriptor {@link #VALUE_ID_HOOK}. */
+    public static final String FIELD_SET_HOOK = "fieldSet";
+
+    /** Descriptor of the pool and worker hooks: {@code static void (Object)}. */
+    public static final String OBJECT_HOOK = "(Ljava/lang/Object;)V";
+    /** Descriptor of the annotation enter/exit hooks: {@code static void (int id)}. */
+    public static final String ID_HOOK = "(I)V";
+    /** Descriptor of the field hook: {@code static void (Object value, int id)}. */
+    public static final String VALUE_ID_HOOK = "(Ljava/lang/Object;I)V";
+
+    // What the pool and worker hooks pass to the handler as its int argument.
+
     public static final int POOL_CREATED = 0;
     public static final int WORKER_START = 1;
     public static final int WORKER_EXIT = 2;
@@ -17,9 +52,21 @@ public final class QvHooks {
     public static final int FJ_EXIT = 4;
     public static final int TASK = 5;
 
+    // What the annotation hooks pass to their handler: {@code id << OP_SHIFT | op}.
+
+    /** Bits of the op in an annotation code; the annotation's id is above them. */
+    public static final int OP_SHIFT = 3;
+    /** Mask of the op in an annotation code. */
+    public static final int OP_MASK = (1 << OP_SHIFT) - 1;
+    public static final int PLACEMENT_ENTER = 0;
+    public static final int PLACEMENT_EXIT = 1;
+    public static final int BIND_ENTER = 2;
+    public static final int BIND_EXIT = 3;
+    public static final int FIELD_SET = 4;
+
     /** Set by the agent; null = hooks do nothing. */
     public static volatile ObjIntConsumer<Object> handler;
-    /** Set by the agent for {@code @Placement}/{@code @Bind}: (value, id << 3 | op); null = do nothing. */
+    /** Set by the agent for {@code @Placement}/{@code @Bind}: (value, id << OP_SHIFT | op); null = do nothing. */
     public static volatile ObjIntConsumer<Object> annotations;
     /** True while some running worker may still need placing (after attach): checked once per task. */
     public static volatile boolean catchUp;
@@ -59,27 +106,27 @@ public final class QvHooks {
 
     /** Entry of a {@code @Placement} method (or a method of a {@code @Placement} class). */
     public static void placementEnter(int id) {
-        annotation(null, id << 3);
+        annotation(null, id << OP_SHIFT | PLACEMENT_ENTER);
     }
 
     /** Exit (normal or exceptional) of a {@code @Placement} method. */
     public static void placementExit(int id) {
-        annotation(null, id << 3 | 1);
+        annotation(null, id << OP_SHIFT | PLACEMENT_EXIT);
     }
 
     /** Entry of a {@code @Bind} method. */
     public static void bindEnter(int id) {
-        annotation(null, id << 3 | 2);
+        annotation(null, id << OP_SHIFT | BIND_ENTER);
     }
 
     /** Exit of a {@code @Bind} method. */
     public static void bindExit(int id) {
-        annotation(null, id << 3 | 3);
+        annotation(null, id << OP_SHIFT | BIND_EXIT);
     }
 
     /** A value is about to be stored into a {@code @Placement} field. */
     public static void fieldSet(Object value, int id) {
-        annotation(value, id << 3 | 4);
+        annotation(value, id << OP_SHIFT | FIELD_SET);
     }
 
     private static void annotation(Object o, int code) {

@@ -1,7 +1,6 @@
 package io.qv4j.agent.inst;
 
 import io.qv4j.agent.annotations.Annotations;
-import io.qv4j.agent.inst.Boot;
 import io.qv4j.agent.config.Options;
 import io.qv4j.agent.place.Placer;
 

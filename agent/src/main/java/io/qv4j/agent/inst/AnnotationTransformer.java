@@ -1,6 +1,7 @@
 package io.qv4j.agent.inst;
 
 import io.qv4j.agent.annotations.Annotations;
+import io.qv4j.agent.boot.QvHooks;
 import io.qv4j.agent.config.Policy;
 import io.qv4j.agent.log.Log;
 import io.qv4j.api.Color;
@@ -19,6 +20,7 @@ import java.lang.instrument.ClassFileTransformer;
 import java.nio.charset.StandardCharsets;
 import java.security.ProtectionDomain;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -45,11 +47,23 @@ public final class AnnotationTransformer implements ClassFileTransformer {
         "io/qv4j/agent/boot/", "io/qv4j/agent/cli/", "io/qv4j/agent/rules/", "io/qv4j/agent/platform/", "io/qv4j/agent/QvAgent", "io/qv4j/topology/",
         "io/qv4j/split/", "net/bytebuddy/"};
 
+    private static final List<HookMethod> HOOKS = List.of(
+            new HookMethod(QvHooks.PLACEMENT_ENTER_HOOK, QvHooks.ID_HOOK),
+            new HookMethod(QvHooks.PLACEMENT_EXIT_HOOK, QvHooks.ID_HOOK),
+            new HookMethod(QvHooks.BIND_ENTER_HOOK, QvHooks.ID_HOOK),
+            new HookMethod(QvHooks.BIND_EXIT_HOOK, QvHooks.ID_HOOK),
+            new HookMethod(QvHooks.FIELD_SET_HOOK, QvHooks.VALUE_ID_HOOK));
+
     private final String hooks;
     private volatile int instrumented;
 
     public AnnotationTransformer(String hooksInternalName) {
         this.hooks = hooksInternalName;
+    }
+
+    /** The hook methods this transformer can insert calls to (on the hook class it is given). */
+    public static List<HookMethod> hooks() {
+        return HOOKS;
     }
 
     /** How many classes were instrumented. */
@@ -243,8 +257,8 @@ public final class AnnotationTransformer implements ClassFileTransformer {
             super.visitCode();
             if (placeId < 0 && bindId < 0) return;
             owner.changed = true;
-            if (placeId >= 0) call("placementEnter", placeId);
-            if (bindId >= 0) call("bindEnter", bindId);
+            if (placeId >= 0) call(QvHooks.PLACEMENT_ENTER_HOOK, placeId);
+            if (bindId >= 0) call(QvHooks.BIND_ENTER_HOOK, bindId);
             if (!mname.equals("<init>")) {
                 wrapped = true;
                 super.visitLabel(start);
@@ -265,7 +279,7 @@ public final class AnnotationTransformer implements ClassFileTransformer {
                     owner.changed = true;
                     super.visitInsn(Opcodes.DUP);
                     push(id);
-                    super.visitMethodInsn(Opcodes.INVOKESTATIC, hooks, "fieldSet", "(Ljava/lang/Object;I)V", false);
+                    super.visitMethodInsn(Opcodes.INVOKESTATIC, hooks, QvHooks.FIELD_SET_HOOK, QvHooks.VALUE_ID_HOOK, false);
                 }
             }
             super.visitFieldInsn(opcode, fowner, fname, fdesc);
@@ -293,13 +307,13 @@ public final class AnnotationTransformer implements ClassFileTransformer {
         }
 
         private void exits() {
-            if (bindId >= 0) call("bindExit", bindId);
-            if (placeId >= 0) call("placementExit", placeId);
+            if (bindId >= 0) call(QvHooks.BIND_EXIT_HOOK, bindId);
+            if (placeId >= 0) call(QvHooks.PLACEMENT_EXIT_HOOK, placeId);
         }
 
         private void call(String hook, int id) {
             push(id);
-            super.visitMethodInsn(Opcodes.INVOKESTATIC, hooks, hook, "(I)V", false);
+            super.visitMethodInsn(Opcodes.INVOKESTATIC, hooks, hook, QvHooks.ID_HOOK, false);
         }
 
         private void push(int id) {

@@ -1,6 +1,5 @@
 package io.qv4j.agent.it;
 
-import io.qv4j.agent.report.Json;
 import io.qv4j.agent.report.JsonReader;
 
 import java.io.File;

@@ -1,6 +1,5 @@
 package io.qv4j.agent.it;
 
-import io.qv4j.agent.report.Json;
 import io.qv4j.agent.report.JsonReader;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
@@ -29,7 +28,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Issue 6 acceptance (several JVMs on one node), through forked JVMs on JDK 17: mpirun with and
+ * Several JVMs on one node, through forked JVMs on JDK 17: mpirun with and
  * without Open MPI's binding and oversubscribed, node-wide claims between JVMs started
  * separately, an OpenHFT lock held by another JVM, hostile claims directories. The kernel's view
  * of every thread comes from /proc/self/task/TID/status, printed by the application itself.

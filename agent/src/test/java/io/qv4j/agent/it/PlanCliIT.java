@@ -1,6 +1,5 @@
 package io.qv4j.agent.it;
 
-import io.qv4j.agent.report.Json;
 import io.qv4j.agent.report.JsonReader;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;

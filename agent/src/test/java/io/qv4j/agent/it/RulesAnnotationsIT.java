@@ -1,6 +1,5 @@
 package io.qv4j.agent.it;
 
-import io.qv4j.agent.report.Json;
 import io.qv4j.api.Placement;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -15,17 +14,27 @@ import java.util.Set;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
- * Issue 5 acceptance, criteria 1-4, through forked JVMs (JDK 17 and 25) running AnnotatedApp with
- * the built agent; placement checked in the kernel (threads print their Cpus_allowed_list) and in
- * the report. This machine: 2 PUs (0, 1), one core each. Global option split-at=machine makes an
- * unannotated pool's workers "0-1", annotations and rules use split-at=pu with a piece number.
+ * Rules, {@code @Placement}, {@code @Bind} and {@code QvExecutors}, through forked JVMs (JDK 17 and
+ * 25) running AnnotatedApp with the built agent; placement checked in the kernel (threads print
+ * their Cpus_allowed_list) and in the report. Expectations come from the allowed set the JVMs run
+ * under ({@link Allowed}): the global option split-at=machine puts an unannotated pool's workers on
+ * all of it; annotations and rules use split-at=pu with a piece number, piece {@code i} being the
+ * {@code i}-th allowed PU. Tests that name piece 1 need two allowed PUs.
  */
 class RulesAnnotationsIT {
 
     static List<Path> javas() throws Exception {
         return Jvm.javas();
+    }
+
+    /** The allowed set, after checking it has the two PUs that pieces 0 and 1 need. */
+    static Allowed twoPus() {
+        Allowed where = Allowed.unrestricted();
+        assumeTrue(where.pus().size() >= 2, "needs two allowed PUs, has " + where.allowed());
+        return where;
     }
 
     /** The api classes (for the annotations), where the test itself found them. */
@@ -56,16 +65,19 @@ class RulesAnnotationsIT {
 
     @ParameterizedTest
     @MethodSource("javas")
-    void c1AnnotationsOnMethodClassFieldsInnermostWins(Path java) throws Exception {
+    void annotationsOnMethodsClassesAndFieldsTheInnermostWins(Path java) throws Exception {
+        Allowed where = twoPus();
+        String pu0 = where.pus().get(0);
+        String pu1 = where.pus().get(1);
         Jvm.App r = app(java, "split-at=machine", List.of(), "ann");
         String out = r.result().toString();
-        assertEquals("1", r.cpus().get("m-1"), "method: " + out);
-        assertEquals("0", r.cpus().get("c-1"), "class: " + out);
-        assertEquals("1", r.cpus().get("i-1"), "method inside an annotated class: " + out);
-        assertEquals("1", r.cpus().get("n-1"), "annotated method called from an annotated class: " + out);
-        assertEquals("1", r.cpus().get("f-1"), "instance field (newSingleThreadExecutor wrapper): " + out);
-        assertEquals("0", r.cpus().get("s-1"), "static field: " + out);
-        assertEquals("0-1", r.cpus().get("u-1"), "unannotated, after an annotated method threw: " + out);
+        assertEquals(pu1, r.cpus().get("m-1"), "method: " + out);
+        assertEquals(pu0, r.cpus().get("c-1"), "class: " + out);
+        assertEquals(pu1, r.cpus().get("i-1"), "method inside an annotated class: " + out);
+        assertEquals(pu1, r.cpus().get("n-1"), "annotated method called from an annotated class: " + out);
+        assertEquals(pu1, r.cpus().get("f-1"), "instance field (newSingleThreadExecutor wrapper): " + out);
+        assertEquals(pu0, r.cpus().get("s-1"), "static field: " + out);
+        assertEquals(where.allowed(), r.cpus().get("u-1"), "unannotated, after an annotated method threw: " + out);
         assertEquals("@Placement on io.qv4j.testapps.AnnotatedApp.inMethod()", pool(r, "m").get("reason"));
         assertEquals("@Placement on field io.qv4j.testapps.AnnotatedApp$Holder.STATIC", pool(r, "s").get("reason"));
         assertEquals("split-at=pu color=1", pool(r, "f").get("policy"));
@@ -75,7 +87,8 @@ class RulesAnnotationsIT {
 
     @ParameterizedTest
     @MethodSource("javas")
-    void c2PrecedenceAndFirstRuleWins(Path java) throws Exception {
+    void rulesBeatOptionsAnnotationsBeatRulesAndTheFirstMatchingRuleWins(Path java) throws Exception {
+        Allowed where = twoPus();
         Path f = config("""
                 # global option in the file, overridden by the agent argument below
                 split-at = pu
@@ -90,9 +103,9 @@ class RulesAnnotationsIT {
                 """);
         Jvm.App r = app(java, "config=" + f + ",split-at=machine,verbose=true", List.of(), "rules");
         String out = r.result().toString();
-        assertEquals("0", r.cpus().get("ruled-1"), "rule beats the options, the first rule wins: " + out);
-        assertEquals("1", r.cpus().get("ann-1"), "annotation beats a matching rule: " + out);
-        assertEquals("0-1", r.cpus().get("plain-1"), "no rule, no annotation: the options: " + out);
+        assertEquals(where.pus().get(0), r.cpus().get("ruled-1"), "rule beats the options, the first rule wins: " + out);
+        assertEquals(where.pus().get(1), r.cpus().get("ann-1"), "annotation beats a matching rule: " + out);
+        assertEquals(where.allowed(), r.cpus().get("plain-1"), "no rule, no annotation: the options: " + out);
         assertEquals("first", pool(r, "ruled").get("rule"));
         assertTrue(r.result().stderr().contains("qv: pool ruled: split-at=pu color=0 from rule first (" + f + ":3)\n"), r.result().stderr());
         assertTrue(r.result().stderr().contains("qv: pool ann: split-at=pu color=1 from @Placement on io.qv4j.testapps.AnnotatedApp.ruledButAnnotated()\n"), r.result().stderr());
@@ -100,7 +113,7 @@ class RulesAnnotationsIT {
 
     @ParameterizedTest
     @MethodSource("javas")
-    void c2BadRuleNamesFileAndLine(Path java) throws Exception {
+    void aBadRuleNamesItsFileAndLineAndTheAgentStepsAside(Path java) throws Exception {
         Path f = config("rule.io.match.thread = io-*\n\nrule.io.color = purple\n");
         Jvm.App plain = app(java, null, List.of(), "rules");
         Jvm.App r = app(java, "config=" + f, List.of(), "rules");
@@ -115,17 +128,19 @@ class RulesAnnotationsIT {
 
     @ParameterizedTest
     @MethodSource("javas")
-    void c3BindHoldsAPiecePerCallerAndRestores(Path java) throws Exception {
+    void bindGivesEachCallerAPieceAndRestoresItsBindingAfterwards(Path java) throws Exception {
+        Allowed where = twoPus();
         Jvm.App r = app(java, "", List.of(), "bind");
         String out = r.result().toString();
-        assertEquals(Set.of("0", "1"), new HashSet<>(List.of(r.cpus().get("during-a"), r.cpus().get("during-b"))), out);
-        assertEquals("0-1", r.cpus().get("after-a"), out);
-        assertEquals("0-1", r.cpus().get("after-b"), out);
+        assertEquals(Set.of(where.pus().get(0), where.pus().get(1)),
+                new HashSet<>(List.of(r.cpus().get("during-a"), r.cpus().get("during-b"))), out);
+        assertEquals(where.allowed(), r.cpus().get("after-a"), out);
+        assertEquals(where.allowed(), r.cpus().get("after-b"), out);
     }
 
     @ParameterizedTest
     @MethodSource("javas")
-    void c4WeightedRulesShareTheJvmScope(Path java) throws Exception {
+    void weightedRulesShareTheJvmScopeInProportion(Path java) throws Exception {
         Path f = config("""
                 rule.big.match.thread = big-*
                 rule.big.split = 3
@@ -144,15 +159,17 @@ class RulesAnnotationsIT {
     @ParameterizedTest
     @MethodSource("javas")
     void qvExecutorsWithAndWithoutTheAgent(Path java) throws Exception {
+        Allowed where = twoPus();
+        Set<String> twoPieces = Set.of(where.pus().get(0), where.pus().get(1));
         Jvm.App agent = app(java, "", List.of(), "exec");
-        assertEquals(Set.of("0", "1"), new HashSet<>(List.of(agent.cpus().get("qx-thread-1"), agent.cpus().get("qx-thread-2"))), agent.result().toString());
+        assertEquals(twoPieces, new HashSet<>(List.of(agent.cpus().get("qx-thread-1"), agent.cpus().get("qx-thread-2"))), agent.result().toString());
         assertEquals("placed by QvExecutors", pool(agent, "qx").get("reason"));
         Jvm.App onPath = app(java, null, List.of(Jvm.agentJar().toString()), "exec");
-        assertEquals(Set.of("0", "1"), new HashSet<>(List.of(onPath.cpus().get("qx-thread-1"), onPath.cpus().get("qx-thread-2"))), onPath.result().toString());
+        assertEquals(twoPieces, new HashSet<>(List.of(onPath.cpus().get("qx-thread-1"), onPath.cpus().get("qx-thread-2"))), onPath.result().toString());
         Jvm.App none = app(java, null, List.of(), "exec");
         assertTrue(none.result().stdout().startsWith("platform false"), none.result().toString());
-        assertEquals("0-1", none.cpus().get("qx-thread-1"));
-        assertEquals("0-1", none.cpus().get("qx-thread-2"));
+        assertEquals(where.allowed(), none.cpus().get("qx-thread-1"));
+        assertEquals(where.allowed(), none.cpus().get("qx-thread-2"));
         assertTrue(none.result().stderr().contains("QvExecutors threads run unpinned"), none.result().stderr());
     }
 }

@@ -8,7 +8,6 @@ import io.qv4j.agent.config.Rules;
 import io.qv4j.agent.config.RebalanceOptions;
 import io.qv4j.agent.node.Claims;
 import io.qv4j.agent.node.Node;
-import io.qv4j.api.Color;
 import io.qv4j.api.Scope;
 import io.qv4j.testapps.AppPools;
 import io.qv4j.topology.CpuSet;

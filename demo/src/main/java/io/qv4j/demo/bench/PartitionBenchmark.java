@@ -16,7 +16,7 @@ import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Exact 1-D partition of 10⁷ weights into 1024 parts (issue 8 criterion 4: ≤ 200 ms), and ORB on
+ * Exact 1-D partition of 10⁷ weights into 1024 parts (target: ≤ 200 ms), and ORB on
  * the same weights for comparison. Each call starts from the raw weights (prefix sums included).
  * {@code small}: weights uniform in {@code [0, 1000)}; {@code wide}: uniform in {@code [0, 2^40)},
  * so the bisection takes about 40 probes instead of 10.

@@ -22,7 +22,7 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Planning cost on a big machine (DESIGN.md §9, issue 3 criterion 6): an 8192-PU synthetic
+ * Planning cost on a big machine (DESIGN.md §9): an 8192-PU synthetic
  * topology {@code package:8 numa:2 l3:4 core:64 pu:2}. Targets: {@code splitAt(PU)} + SPREAD of
  * 4096 tasks ≤ 5 ms; {@code split(1024)} ≤ 5 ms. Each call plans from scratch: a fresh
  * {@link Split} every time (a Split remembers mappings it has made).
