@@ -4,6 +4,9 @@ import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
 import java.util.Collections;
 import java.util.jar.JarEntry;
 import java.util.jar.JarFile;
@@ -21,7 +24,10 @@ import java.util.regex.Pattern;
  * nor shaded), the launcher package, and {@code META-INF} (manifest, licenses, Maven data, the
  * {@code Platform} service). JNA's native libraries stay only for the platforms qv4j supports.
  *
- * <p>Usage: {@code java IsolateJar.java JAR CLASSES_DIR}. Entries keep their order and times.
+ * <p>Usage: {@code java IsolateJar.java JAR CLASSES_DIR [TIMESTAMP]}. Entries keep their order; with
+ * an ISO-8601 TIMESTAMP (Maven's {@code project.build.outputTimestamp}) every entry gets that time,
+ * the API's too (they come from the qv-api jar with their build's times), so that every build of
+ * the same sources makes the same bytes.
  */
 public final class IsolateJar {
 
@@ -32,6 +38,9 @@ public final class IsolateJar {
     public static void main(String[] args) throws IOException {
         Path jar = Path.of(args[0]);
         Path classes = Path.of(args[1]);
+        // Written as the UTC date-time itself: ZipEntry.setTime would convert to the machine's time zone.
+        LocalDateTime fixed = args.length > 2 && !args[2].isEmpty()
+                ? LocalDateTime.ofInstant(Instant.parse(args[2]), ZoneOffset.UTC) : null;
         Path tmp = jar.resolveSibling(jar.getFileName() + ".tmp");
         int hidden = 0;
         int kept = 0;
@@ -53,10 +62,18 @@ public final class IsolateJar {
                     continue; // directories of hidden entries are not needed
                 } else {
                     target = prefix + "inst/" + (rest.endsWith(".class") ? rest.substring(0, rest.length() - 6) + ".classdata" : rest);
-                    hidden++;
+                    if (hidden++ == 0) {
+                        // the one directory entry kept: the launcher looks for it to know the jar isolates
+                        JarEntry dir = new JarEntry("inst/");
+                        if (fixed != null) dir.setTimeLocal(fixed);
+                        else dir.setTime(e.getTime());
+                        out.putNextEntry(dir);
+                        out.closeEntry();
+                    }
                 }
                 JarEntry copy = new JarEntry(target);
-                copy.setTime(e.getTime());
+                if (fixed != null) copy.setTimeLocal(fixed);
+                else copy.setTime(e.getTime());
                 out.putNextEntry(copy);
                 try (InputStream data = in.getInputStream(e)) {
                     data.transferTo(out);

@@ -48,7 +48,7 @@ final class AgentClassLoader extends ClassLoader {
     static AgentClassLoader open(Path jar, ClassLoader parent) throws IOException {
         // The runtime version: ByteBuddy's classes for newer JDKs live under META-INF/versions.
         JarFile f = new JarFile(jar.toFile(), false, ZipFile.OPEN_READ, Runtime.version());
-        if (f.getJarEntry(PREFIX + "io/qv4j/agent/QvAgent" + CLASS_SUFFIX) == null) {
+        if (f.getJarEntry(PREFIX) == null) {
             f.close();
             return null;
         }
