@@ -5,6 +5,7 @@ import java.lang.reflect.InvocationTargetException;
 import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.CodeSource;
 
 /**
  * What the jar's manifest names for {@code -javaagent}, dynamic attach and {@code java -jar}. The
@@ -20,29 +21,29 @@ public final class AgentLauncher {
     private AgentLauncher() {
     }
 
+    /** Never throws: an exception escaping premain kills the JVM. */
     public static void premain(String args, Instrumentation inst) {
-        start("premain", args, inst);
-    }
-
-    public static void agentmain(String args, Instrumentation inst) {
-        start("agentmain", args, inst);
-    }
-
-    public static void main(String[] args) throws Throwable {
         try {
-            Class.forName("io.qv4j.agent.cli.Main", true, loader()).getMethod("main", String[].class).invoke(null, (Object) args);
-        } catch (InvocationTargetException e) {
-            throw e.getCause();
+            invoke("io.qv4j.agent.QvAgent", "premain", new Class<?>[] {String.class, Instrumentation.class}, args, inst);
+        } catch (Throwable t) {
+            System.err.println("qv: agent disabled: " + t);
         }
     }
 
-    /** Never throws: an exception escaping premain kills the JVM. */
-    private static void start(String method, String args, Instrumentation inst) {
+    /** A failure here (strict=true) reaches the tool that attached the agent. */
+    public static void agentmain(String args, Instrumentation inst) throws Throwable {
+        invoke("io.qv4j.agent.QvAgent", "agentmain", new Class<?>[] {String.class, Instrumentation.class}, args, inst);
+    }
+
+    public static void main(String[] args) throws Throwable {
+        invoke("io.qv4j.agent.cli.Main", "main", new Class<?>[] {String[].class}, (Object) args);
+    }
+
+    private static void invoke(String className, String method, Class<?>[] types, Object... args) throws Throwable {
         try {
-            Class.forName("io.qv4j.agent.QvAgent", true, loader())
-                    .getMethod(method, String.class, Instrumentation.class).invoke(null, args, inst);
-        } catch (Throwable t) {
-            System.err.println("qv: agent disabled: " + (t instanceof InvocationTargetException ? t.getCause() : t));
+            Class.forName(className, true, loader()).getMethod(method, types).invoke(null, args);
+        } catch (InvocationTargetException e) {
+            throw e.getCause();
         }
     }
 
@@ -62,7 +63,7 @@ public final class AgentLauncher {
     }
 
     private static Path codeSource() throws URISyntaxException {
-        java.security.CodeSource cs = AgentLauncher.class.getProtectionDomain().getCodeSource();
+        CodeSource cs = AgentLauncher.class.getProtectionDomain().getCodeSource();
         return cs == null || cs.getLocation() == null ? null : Path.of(cs.getLocation().toURI());
     }
 }
