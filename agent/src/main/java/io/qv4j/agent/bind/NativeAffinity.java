@@ -21,9 +21,10 @@ import java.util.zip.CRC32;
 
 /**
  * Binding through the agent's own JNI library ({@code agent/src/main/c/qv_affinity.c}, prebuilt
- * for linux amd64 and aarch64 by {@code scripts/build-native}, no C library needed). It exists for start-up cost: JNA plus OpenHFT take
- * 130–170 ms to load in a cold JVM (measured), the library about one millisecond. Where it is
- * missing or cannot load, {@link AffinityBinder} (OpenHFT) is used instead.
+ * for Linux amd64 and aarch64 by {@code scripts/build-native}; it needs no C library). It exists
+ * for start-up cost: JNA plus OpenHFT take 130–170 ms to load in a cold JVM (measured), the
+ * library about one millisecond. Where it is missing or cannot load, {@link AffinityBinder}
+ * (OpenHFT) is used instead.
  *
  * <p>The library is copied out of the jar into a per-user cache directory with owner-only
  * permissions ({@code $XDG_CACHE_HOME/qv4j} or {@code ~/.cache/qv4j}; where that cannot be written,
