@@ -3,45 +3,73 @@
  * Loading it costs about a millisecond, where JNA plus OpenHFT cost 130-170 ms in a cold JVM,
  * more than the agent's whole start-up budget. Masks are Java long[] words (BitSet.toLongArray
  * layout), which is the kernel's cpumask layout on 64-bit Linux.
+ *
+ * No C library: the three system calls are made directly, so the same file loads on glibc and
+ * musl systems alike and needs no shared library (built by scripts/build-native, -nostdlib).
  */
-#define _GNU_SOURCE
 #include <jni.h>
-#include <errno.h>
-#include <sched.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
-#define STACK_WORDS 128 /* 8192 CPUs without malloc */
+#if defined(__x86_64__)
+#define NR_SCHED_SETAFFINITY 203
+#define NR_SCHED_GETAFFINITY 204
+#define NR_GETTID 186
 
+static long sys3(long n, long a, long b, long c) {
+    long ret;
+    __asm__ volatile ("syscall" : "=a"(ret) : "a"(n), "D"(a), "S"(b), "d"(c) : "rcx", "r11", "memory");
+    return ret;
+}
+#elif defined(__aarch64__)
+#define NR_SCHED_SETAFFINITY 122
+#define NR_SCHED_GETAFFINITY 123
+#define NR_GETTID 178
+
+static long sys3(long n, long a, long b, long c) {
+    register long x8 __asm__("x8") = n;
+    register long x0 __asm__("x0") = a;
+    register long x1 __asm__("x1") = b;
+    register long x2 __asm__("x2") = c;
+    __asm__ volatile ("svc #0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2) : "memory");
+    return x0;
+}
+#else
+#error "only x86_64 and aarch64"
+#endif
+
+/* The kernel returns -errno on failure. */
+static jint err(long ret) {
+    return ret < 0 ? (jint) -ret : 0;
+}
+
+/*
+ * Binds thread tid (0: the caller) to mask; returns 0 or errno. The array is used in place
+ * (critical region: one short system call, no JNI calls inside), so no buffer is needed.
+ */
 JNIEXPORT jint JNICALL
 Java_io_qv4j_agent_bind_NativeAffinity_setAffinity0(JNIEnv *env, jclass cls, jint tid, jlongArray mask) {
     jsize n = (*env)->GetArrayLength(env, mask);
-    jlong stack[STACK_WORDS];
-    jlong *words = n <= STACK_WORDS ? stack : malloc((size_t) n * sizeof(jlong));
-    if (words == NULL) return ENOMEM;
-    (*env)->GetLongArrayRegion(env, mask, 0, n, words);
-    int rc = sched_setaffinity((pid_t) tid, (size_t) n * sizeof(jlong), (cpu_set_t *) words) == 0 ? 0 : errno;
-    if (words != stack) free(words);
-    return rc;
+    jlong *words = (*env)->GetPrimitiveArrayCritical(env, mask, 0);
+    if (words == 0) return 12; /* ENOMEM */
+    long ret = sys3(NR_SCHED_SETAFFINITY, tid, (long) n * 8, (long) words);
+    (*env)->ReleasePrimitiveArrayCritical(env, mask, words, JNI_ABORT);
+    return err(ret);
 }
 
-/* The thread's mask into {@code mask} (sized by the caller); returns 0 or errno. */
+/*
+ * The thread's mask into mask (sized and zeroed by the caller: the kernel writes only the words
+ * it has); returns 0 or errno.
+ */
 JNIEXPORT jint JNICALL
 Java_io_qv4j_agent_bind_NativeAffinity_getAffinity0(JNIEnv *env, jclass cls, jint tid, jlongArray mask) {
     jsize n = (*env)->GetArrayLength(env, mask);
-    jlong stack[STACK_WORDS];
-    jlong *words = n <= STACK_WORDS ? stack : malloc((size_t) n * sizeof(jlong));
-    if (words == NULL) return ENOMEM;
-    memset(words, 0, (size_t) n * sizeof(jlong));
-    int rc = sched_getaffinity((pid_t) tid, (size_t) n * sizeof(jlong), (cpu_set_t *) words) == 0 ? 0 : errno;
-    if (rc == 0) (*env)->SetLongArrayRegion(env, mask, 0, n, words);
-    if (words != stack) free(words);
-    return rc;
+    jlong *words = (*env)->GetPrimitiveArrayCritical(env, mask, 0);
+    if (words == 0) return 12; /* ENOMEM */
+    long ret = sys3(NR_SCHED_GETAFFINITY, tid, (long) n * 8, (long) words);
+    (*env)->ReleasePrimitiveArrayCritical(env, mask, words, ret < 0 ? JNI_ABORT : 0);
+    return err(ret);
 }
 
 JNIEXPORT jint JNICALL
 Java_io_qv4j_agent_bind_NativeAffinity_gettid0(JNIEnv *env, jclass cls) {
-    return (jint) syscall(SYS_gettid);
+    return (jint) sys3(NR_GETTID, 0, 0, 0);
 }

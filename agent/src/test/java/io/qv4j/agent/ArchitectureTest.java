@@ -45,7 +45,7 @@ class ArchitectureTest {
                 .layer("placement").definedBy("io.qv4j.agent.place..")
                 .layer("annotations and report").definedBy("io.qv4j.agent.annotations..", "io.qv4j.agent.report..")
                 .layer("instrumentation and cli").definedBy("io.qv4j.agent.inst..", "io.qv4j.agent.cli..")
-                .layer("entry point").definedBy("io.qv4j.agent")
+                .layer("entry point").definedBy("io.qv4j.agent", "io.qv4j.agent.launch..")
                 .whereLayer("entry point").mayNotBeAccessedByAnyLayer()
                 .whereLayer("instrumentation and cli").mayOnlyBeAccessedByLayers("entry point")
                 .whereLayer("annotations and report").mayOnlyBeAccessedByLayers("instrumentation and cli", "entry point")

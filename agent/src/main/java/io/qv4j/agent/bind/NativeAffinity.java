@@ -5,24 +5,32 @@ import io.qv4j.topology.CpuSet;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.channels.SeekableByteChannel;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Arrays;
 import java.util.BitSet;
 import java.util.Locale;
 import java.util.zip.CRC32;
 
 /**
- * Binding through the agent's own JNI library ({@code agent/src/main/c/qv_affinity.c}), built
- * with the jar where a C compiler is present. It exists for start-up cost: JNA plus OpenHFT take
- * 130–170 ms to load in a cold JVM (measured), the library about one millisecond. Where it is
- * missing or cannot load, {@link AffinityBinder} (OpenHFT) is used instead.
+ * Binding through the agent's own JNI library ({@code agent/src/main/c/qv_affinity.c}, prebuilt
+ * for Linux amd64 and aarch64 by {@code scripts/build-native}; it needs no C library). It exists
+ * for start-up cost: JNA plus OpenHFT take 130–170 ms to load in a cold JVM (measured), the
+ * library about one millisecond. Where it is missing or cannot load, {@link AffinityBinder}
+ * (OpenHFT) is used instead.
  *
  * <p>The library is copied out of the jar into a per-user cache directory with owner-only
- * permissions ({@code $XDG_CACHE_HOME/qv4j} or {@code ~/.cache/qv4j}), under a name holding its
- * checksum, so a run never loads a file another user could have written or an older build.
+ * permissions ({@code $XDG_CACHE_HOME/qv4j} or {@code ~/.cache/qv4j}; where that cannot be written,
+ * {@code $java.io.tmpdir/qv4j-$USER}), under a name holding its checksum, and is compared with the
+ * jar's bytes before each load, so a run never loads a file another user could have written, a
+ * damaged one, or an older build. Links are never followed.
  */
 public final class NativeAffinity implements Binder {
 
@@ -37,40 +45,86 @@ public final class NativeAffinity implements Binder {
     /** The binder, or null (with the reason logged at debug level) when the library is not usable here. */
     public static Binder load() {
         if (!System.getProperty("os.name", "").toLowerCase(Locale.ROOT).contains("linux")) return null;
+        byte[] bytes;
         try (InputStream in = NativeAffinity.class.getResourceAsStream(RESOURCE)) {
             if (in == null) {
                 Log.debug("no native binding library for " + System.getProperty("os.arch") + " in the jar");
                 return null;
             }
-            byte[] bytes = in.readAllBytes();
-            System.load(cached(bytes).toString());
+            bytes = in.readAllBytes();
+        } catch (IOException e) {
+            Log.debug("cannot read the native binding library from the jar (" + e + ")");
+            return null;
+        }
+        Path lib = cached(bytes);
+        if (lib == null) return null;
+        try {
+            System.load(lib.toString());
             gettid0(); // fails now, not on a worker, if the symbols are wrong
             return new NativeAffinity();
+        } catch (IllegalCallerException denied) {
+            // JDK 24+ with --illegal-native-access=deny; JNA is refused the same way, so say it once here.
+            Log.once("nobind", "native access denied (" + denied.getMessage()
+                    + "): start the JVM with --enable-native-access=ALL-UNNAMED to pin threads; running unpinned");
+            return null;
         } catch (Throwable t) {
             Log.debug("native binding library unusable (" + t + ")");
             return null;
         }
     }
 
-    private static Path cached(byte[] bytes) throws IOException {
-        CRC32 crc = new CRC32();
-        crc.update(bytes);
+    /** The library's file in the first usable cache directory (home cache, else temporary), or null. */
+    private static Path cached(byte[] bytes) {
         String xdg = System.getenv("XDG_CACHE_HOME");
-        Path dir = (xdg != null && !xdg.isEmpty() ? Path.of(xdg) : Path.of(System.getProperty("user.home"), ".cache")).resolve("qv4j");
+        Path home = (xdg != null && !xdg.isEmpty() ? Path.of(xdg) : Path.of(System.getProperty("user.home"), ".cache")).resolve("qv4j");
+        Path tmp = Path.of(System.getProperty("java.io.tmpdir"), "qv4j-" + System.getProperty("user.name"));
+        for (Path dir : new Path[] {home, tmp}) {
+            try {
+                return cached(dir, bytes);
+            } catch (IOException | RuntimeException e) {
+                Log.debug("cannot cache the native binding library in " + dir + " (" + e + ")");
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Writes {@code bytes} into {@code dir} (created owner-only) unless a file there already holds
+     * exactly them: the name says which build it is, the comparison makes sure nobody changed it.
+     */
+    private static Path cached(Path dir, byte[] bytes) throws IOException {
         if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
-            Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+            Files.createDirectories(dir.getParent());
+            try {
+                Files.createDirectory(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+            } catch (FileAlreadyExistsException raced) {
+                // checked below like any existing directory
+            }
         }
         checkOwnerOnly(dir);
+        CRC32 crc = new CRC32();
+        crc.update(bytes);
         Path lib = dir.resolve("libqv4j-" + Long.toHexString(crc.getValue()) + "-" + bytes.length + ".so");
         if (Files.isRegularFile(lib, LinkOption.NOFOLLOW_LINKS) && Files.size(lib) == bytes.length) {
             checkOwnerOnly(lib);
-            return lib;
+            if (Arrays.equals(bytes, read(lib))) return lib;
+            Log.debug(lib + " differs from the jar's library: rewriting it");
         }
         Path tmp = Files.createTempFile(dir, "libqv4j", ".tmp",
                 PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
         Files.write(tmp, bytes);
         Files.move(tmp, lib, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
         return lib;
+    }
+
+    private static byte[] read(Path file) throws IOException {
+        try (SeekableByteChannel ch = Files.newByteChannel(file, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
+            ByteBuffer b = ByteBuffer.allocate((int) ch.size());
+            while (b.hasRemaining() && ch.read(b) >= 0) {
+                // until full
+            }
+            return b.array();
+        }
     }
 
     /** Refuses a directory or file that is a link, not ours, or writable by others. */

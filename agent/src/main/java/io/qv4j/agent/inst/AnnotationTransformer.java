@@ -138,7 +138,7 @@ public final class AnnotationTransformer implements ClassFileTransformer {
         }
 
         Policy policy(String source) {
-            if (splitAt != null && splitAt.isDevice()) splitAt = null;
+            if (color == Color.UNDEFINED) color = null; // places no task: not a placement policy
             return new Policy(splitAt, split, color, ordinal, source);
         }
 

@@ -1,43 +1,201 @@
 package io.qv4j.agent.it;
 
+import io.qv4j.agent.bind.Elf;
 import org.junit.jupiter.api.Test;
 
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.jar.Attributes;
 import java.util.jar.JarEntry;
 import java.util.jar.JarFile;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** Keeps the shading honest: the jar carries only our classes, relocated dependencies and JNA. */
+/**
+ * The built jar: what it carries, what it lets the application see, and that it is the artifact
+ * Maven installs. Only the API and the launcher are classes; everything else is hidden under
+ * {@code inst/}.
+ */
 class AgentJarIT {
 
-    private static final Pattern ALLOWED = Pattern.compile(
-            "(META-INF/versions/\\d+/)?(io/qv4j/.*|com/sun/jna/.*)");
+    private static final String LAUNCHER = "io.qv4j.agent.launch.AgentLauncher";
+    private static final Pattern HIDDEN_CLASS = Pattern.compile("(META-INF/versions/\\d+/)?inst/(.+)\\.classdata");
 
-    @Test
-    void everyClassIsOursRelocatedOrJna() throws Exception {
-        List<String> strays = new ArrayList<>();
+    private static List<String> names() throws IOException {
         try (JarFile jar = new JarFile(Jvm.agentJar().toFile())) {
-            for (JarEntry e : java.util.Collections.list(jar.entries())) {
-                if (e.getName().endsWith(".class") && !ALLOWED.matcher(e.getName()).matches()) strays.add(e.getName());
-            }
+            List<String> out = new ArrayList<>();
+            for (JarEntry e : Collections.list(jar.entries())) out.add(e.getName());
+            return out;
         }
-        assertTrue(strays.isEmpty(), "classes outside io.qv4j, io.qv4j.shaded and JNA: " + strays.subList(0, Math.min(20, strays.size())));
     }
 
     @Test
-    void manifestMakesItAnAgentAndACommand() throws Exception {
+    void onlyTheApiAndTheLauncherAreClasses() throws Exception {
+        List<String> strays = new ArrayList<>();
+        int hidden = 0;
+        for (String n : names()) {
+            if (n.endsWith(".class") && !visibleByDesign(n)) strays.add(n);
+            if (HIDDEN_CLASS.matcher(n).matches()) hidden++;
+        }
+        assertTrue(strays.isEmpty(), "classes the application could load: " + strays.subList(0, Math.min(20, strays.size())));
+        assertTrue(names().contains("io/qv4j/api/Platform.class"));
+        assertTrue(names().contains("inst/io/qv4j/agent/QvAgent.classdata"));
+        assertTrue(names().contains("inst/com/sun/jna/Native.classdata"));
+        assertTrue(hidden > 1000, hidden + " hidden classes");
+    }
+
+    /** The launcher, or an API class: ours, not shaded, and not one of the agent's own (target/classes). */
+    private static boolean visibleByDesign(String entry) {
+        String n = entry.replaceFirst("^META-INF/versions/\\d+/", "");
+        if (n.startsWith("io/qv4j/agent/launch/")) return true;
+        return n.startsWith("io/qv4j/") && !n.startsWith("io/qv4j/shaded/") && !Files.exists(Path.of("target/classes", n));
+    }
+
+    @Test
+    void manifestMakesTheLauncherTheAgentAndTheCommand() throws Exception {
         try (JarFile jar = new JarFile(Jvm.agentJar().toFile())) {
             Attributes a = jar.getManifest().getMainAttributes();
-            assertEquals("io.qv4j.agent.QvAgent", a.getValue("Premain-Class"));
-            assertEquals("io.qv4j.agent.QvAgent", a.getValue("Agent-Class"));
-            assertEquals("io.qv4j.agent.cli.Main", a.getValue("Main-Class"));
+            assertEquals(LAUNCHER, a.getValue("Premain-Class"));
+            assertEquals(LAUNCHER, a.getValue("Agent-Class"));
+            assertEquals(LAUNCHER, a.getValue("Main-Class"));
             assertEquals("true", a.getValue("Multi-Release"));
             assertEquals("true", a.getValue("Can-Retransform-Classes"));
         }
+    }
+
+    /** Every class the jar hides, asked for by name from application code under -javaagent. */
+    @Test
+    void applicationCodeCannotLoadWhatTheJarCarries() throws Exception {
+        Set<String> hidden = new TreeSet<>();
+        for (String n : names()) {
+            Matcher m = HIDDEN_CLASS.matcher(n);
+            if (m.matches()) hidden.add(m.group(2).replace('/', '.'));
+        }
+        assertTrue(hidden.contains("com.sun.jna.Native"));
+        assertTrue(hidden.stream().anyMatch(c -> c.startsWith("io.qv4j.shaded.bytebuddy.")));
+        for (String g : List.of("oshi", "openhft", "slf4j")) assertTrue(hidden.stream().anyMatch(c -> c.startsWith("io.qv4j.shaded." + g + ".")), g);
+        Path list = Files.createTempFile("qv-hidden", ".txt");
+        Files.write(list, hidden);
+        try {
+            for (Path java : Jvm.javas()) {
+                Jvm.App run = Jvm.app(java, List.of(), List.of(), "split-at=core,color=spread", List.of("target/test-classes"),
+                        "io.qv4j.testapps.VisibilityApp", Set.of(), list.toString());
+                String out = run.result().stdout();
+                assertTrue(out.contains("\ndone\n"), java + ": " + run.result());
+                assertFalse(out.contains("visible "), java + ": application code loaded hidden classes:\n" + out);
+                // the API is visible and finds the live platform through the launcher
+                assertTrue(out.contains("platform io.qv4j.agent.launch.AgentPlatform "), out);
+                assertEquals("native", ((java.util.Map<?, ?>) run.report().get("agent")).get("binder"), java + ": " + run.report());
+            }
+        } finally {
+            Files.delete(list);
+        }
+    }
+
+    @Test
+    void nativeLibrariesOnlyForLinuxX8664AndAarch64() throws Exception {
+        Set<String> jna = new TreeSet<>();
+        Pattern jnaNative = Pattern.compile("inst/com/sun/jna/([^/]+)/[^/]*jnidispatch[^/]*");
+        try (JarFile jar = new JarFile(Jvm.agentJar().toFile())) {
+            for (String n : names()) {
+                Matcher m = jnaNative.matcher(n);
+                if (m.matches()) jna.add(m.group(1));
+            }
+            for (String arch : List.of("amd64", "aarch64")) {
+                JarEntry e = jar.getJarEntry("inst/io/qv4j/agent/bind/native/" + arch + "/libqv4j.so");
+                assertNotNull(e, arch);
+                try (InputStream in = jar.getInputStream(e)) {
+                    assertEquals(List.of(), Elf.needed(in.readAllBytes()), arch + ": shared libraries needed");
+                }
+            }
+        }
+        assertEquals(Set.of("linux-x86-64", "linux-aarch64"), jna);
+    }
+
+    /**
+     * Each bundled artifact (as Maven resolved them for the build) is named with its version in
+     * META-INF/THIRD-PARTY.txt, and each license file its own jar carries is in ours, whole, under
+     * META-INF/licenses/ARTIFACT/; an artifact without one gets it there by hand.
+     */
+    @Test
+    void everyBundledArtifactIsListedWithItsLicensesWhole() throws Exception {
+        List<String> bundled = Files.readAllLines(Path.of(System.getProperty("it.bundled", "target/bundled.txt")));
+        Pattern line = Pattern.compile("\\s*([^:\\s]+):([^:]+):jar:([^:]+):(?:compile|runtime):(/[^ ]+\\.jar).*");
+        Pattern license = Pattern.compile("META-INF/(LICENSE[^/]*|NOTICE[^/]*|AL2\\.0|LGPL2\\.1|licenses/[^/]+)");
+        int artifacts = 0;
+        try (JarFile jar = new JarFile(Jvm.agentJar().toFile())) {
+            String thirdParty = new String(jar.getInputStream(jar.getJarEntry("META-INF/THIRD-PARTY.txt")).readAllBytes(), StandardCharsets.UTF_8);
+            for (String l : bundled) {
+                Matcher m = line.matcher(l);
+                if (!m.matches()) continue;
+                artifacts++;
+                String artifact = m.group(2);
+                assertTrue(thirdParty.contains(m.group(1) + ":" + artifact + ":" + m.group(3) + " "), "THIRD-PARTY.txt lacks " + l.trim());
+                String dir = "META-INF/licenses/" + artifact + "/";
+                assertTrue(names().stream().anyMatch(n -> n.startsWith(dir) && !n.equals(dir)), "no license for " + artifact);
+                try (JarFile dep = new JarFile(m.group(4))) {
+                    for (JarEntry e : Collections.list(dep.entries())) {
+                        if (e.isDirectory() || !license.matcher(e.getName()).matches()) continue;
+                        String base = e.getName().substring(e.getName().lastIndexOf('/') + 1);
+                        JarEntry ours = jar.getJarEntry(dir + base);
+                        assertNotNull(ours, artifact + ": " + e.getName() + " missing");
+                        assertArrayEquals(dep.getInputStream(e).readAllBytes(), jar.getInputStream(ours).readAllBytes(), artifact + ": " + e.getName());
+                    }
+                }
+            }
+        }
+        assertTrue(artifacts >= 5, "bundled artifacts read: " + artifacts + " from " + bundled);
+    }
+
+    /**
+     * What {@code mvn install} copies into a repository is the project's main artifact file: it
+     * must be this jar, and an agent from it pins a pool: the kernel shows each of two workers on
+     * its own part of the allowed set (both on the one PU where only one is allowed).
+     */
+    @Test
+    void mainArtifactIsThisJarAndPinsAPool() throws Exception {
+        Path main = Path.of(System.getProperty("it.mainArtifact", "target/qv-agent.jar"));
+        assertTrue(Files.isSameFile(Jvm.agentJar(), main), "main artifact " + main + " is not " + Jvm.agentJar());
+        Path java = Jvm.javas().get(0);
+        Jvm.Result r = Jvm.run(List.of(java.toString(), "-javaagent:" + main + "=split-at=pu,color=spread",
+                "-cp", "target/test-classes", "io.qv4j.testapps.PoolApp", "fixed", "2"));
+        assertEquals(0, r.exitCode(), r.toString());
+        Set<Integer> allowed = null;
+        for (String l : Files.readAllLines(Path.of("/proc/self/status"))) {
+            if (l.startsWith("Cpus_allowed_list:")) allowed = pus(l.substring(l.indexOf(':') + 1).trim());
+        }
+        List<Set<Integer>> workers = new ArrayList<>();
+        for (String l : r.stdout().split("\n")) {
+            if (l.startsWith("thread ")) workers.add(pus(l.substring(l.indexOf("cpus=") + 5)));
+        }
+        assertEquals(2, workers.size(), r.stdout());
+        for (Set<Integer> w : workers) assertTrue(!w.isEmpty() && allowed.containsAll(w), w + " not within " + allowed);
+        if (allowed.size() >= 2) {
+            assertTrue(Collections.disjoint(workers.get(0), workers.get(1)), "workers share PUs: " + r.stdout());
+        }
+    }
+
+    /** A Linux cpulist ({@code 0-3,8}) as a set. */
+    private static Set<Integer> pus(String list) {
+        Set<Integer> out = new TreeSet<>();
+        for (String range : list.split(",")) {
+            String[] ab = range.split("-");
+            for (int i = Integer.parseInt(ab[0]); i <= Integer.parseInt(ab[ab.length - 1]); i++) out.add(i);
+        }
+        return out;
     }
 }

@@ -1,0 +1,97 @@
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.util.Collections;
+import java.util.jar.JarEntry;
+import java.util.jar.JarFile;
+import java.util.jar.JarOutputStream;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Build step after shading (run by agent/pom.xml with the JDK's source launcher, not part of the
+ * jar): rewrites the shaded jar so that the application sees only the API. Every entry of the
+ * agent and its dependencies moves under {@code inst/} (classes as {@code .classdata}, which no
+ * class path loader looks for; versioned entries to {@code META-INF/versions/N/inst/}), where
+ * {@code io.qv4j.agent.launch.AgentClassLoader} finds them. Kept as they are: the API classes
+ * (every {@code io/qv4j/} entry that is neither the agent's own, found in its classes directory,
+ * nor shaded), the launcher package, and {@code META-INF} (manifest, licenses, Maven data, the
+ * {@code Platform} service). JNA's native libraries stay only for the platforms qv4j supports.
+ *
+ * <p>Usage: {@code java IsolateJar.java JAR CLASSES_DIR [TIMESTAMP]}. Entries keep their order; with
+ * an ISO-8601 TIMESTAMP (Maven's {@code project.build.outputTimestamp}) every entry gets that time,
+ * the API's too (they come from the qv-api jar with their build's times), so that every build of
+ * the same sources makes the same bytes.
+ */
+public final class IsolateJar {
+
+    private static final Pattern VERSIONED = Pattern.compile("(META-INF/versions/\\d+/)(.+)");
+    private static final Pattern JNA_NATIVE = Pattern.compile("com/sun/jna/([^/]+)/[^/]*jnidispatch[^/]*");
+    private static final String LAUNCHER = "io/qv4j/agent/launch/";
+
+    public static void main(String[] args) throws IOException {
+        Path jar = Path.of(args[0]);
+        Path classes = Path.of(args[1]);
+        // Written as the UTC date-time itself: ZipEntry.setTime would convert to the machine's time zone.
+        LocalDateTime fixed = args.length > 2 && !args[2].isEmpty()
+                ? LocalDateTime.ofInstant(Instant.parse(args[2]), ZoneOffset.UTC) : null;
+        Path tmp = jar.resolveSibling(jar.getFileName() + ".tmp");
+        int hidden = 0;
+        int kept = 0;
+        try (JarFile in = new JarFile(jar.toFile(), false);
+             OutputStream file = Files.newOutputStream(tmp);
+             JarOutputStream out = new JarOutputStream(file)) {
+            for (JarEntry e : Collections.list(in.entries())) {
+                String name = e.getName();
+                Matcher v = VERSIONED.matcher(name);
+                String prefix = v.matches() ? v.group(1) : "";
+                String rest = v.matches() ? v.group(2) : name;
+                Matcher n = JNA_NATIVE.matcher(rest);
+                if (n.matches() && !n.group(1).equals("linux-x86-64") && !n.group(1).equals("linux-aarch64")) continue;
+                String target;
+                if (visible(rest, classes)) {
+                    target = name;
+                    kept++;
+                } else if (e.isDirectory()) {
+                    continue; // directories of hidden entries are not needed
+                } else {
+                    target = prefix + "inst/" + (rest.endsWith(".class") ? rest.substring(0, rest.length() - 6) + ".classdata" : rest);
+                    if (hidden++ == 0) {
+                        // the one directory entry kept: the launcher looks for it to know the jar isolates
+                        JarEntry dir = new JarEntry("inst/");
+                        if (fixed != null) dir.setTimeLocal(fixed);
+                        else dir.setTime(e.getTime());
+                        out.putNextEntry(dir);
+                        out.closeEntry();
+                    }
+                }
+                JarEntry copy = new JarEntry(target);
+                if (fixed != null) copy.setTimeLocal(fixed);
+                else copy.setTime(e.getTime());
+                out.putNextEntry(copy);
+                try (InputStream data = in.getInputStream(e)) {
+                    data.transferTo(out);
+                }
+                out.closeEntry();
+            }
+        }
+        Files.move(tmp, jar, StandardCopyOption.REPLACE_EXISTING);
+        System.out.println("IsolateJar: " + jar + ": " + kept + " entries visible, " + hidden + " hidden under inst/");
+    }
+
+    private static boolean visible(String name, Path classes) {
+        if (name.startsWith("META-INF/")) {
+            return !name.startsWith("META-INF/services/") || name.equals("META-INF/services/") || name.equals("META-INF/services/io.qv4j.api.Platform");
+        }
+        if (name.startsWith(LAUNCHER)) return true;
+        if (!name.startsWith("io/qv4j/") || name.startsWith("io/qv4j/shaded/")) return false;
+        if (name.endsWith("/")) return true; // a package directory of the API (the agent's own are harmless)
+        return !Files.exists(classes.resolve(name));
+    }
+}

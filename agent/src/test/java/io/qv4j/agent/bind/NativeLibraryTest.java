@@ -1,0 +1,120 @@
+package io.qv4j.agent.bind;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.util.HashMap;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * The prebuilt JNI libraries in src/main/resources are what scripts/build-native makes of
+ * src/main/c/qv_affinity.c: always by the checksums the script recorded, and, where both
+ * compilers of the recorded versions exist, by rebuilding them byte for byte. Where qemu-user
+ * exists, the aarch64 library runs (a small C harness calls its three functions).
+ */
+class NativeLibraryTest {
+
+    private static final Path ROOT = Path.of("").toAbsolutePath().getParent();
+    private static final Path SOURCE = ROOT.resolve("agent/src/main/c/qv_affinity.c");
+    private static final Path RESOURCES = ROOT.resolve("agent/src/main/resources/io/qv4j/agent/bind/native");
+    private static final Map<String, Integer> ARCHES = Map.of("amd64", Elf.X86_64, "aarch64", Elf.AARCH64);
+
+    private static Map<String, String> recorded() throws IOException {
+        Map<String, String> m = new HashMap<>();
+        for (String line : Files.readAllLines(ROOT.resolve("agent/src/main/c/checksums"))) {
+            if (line.startsWith("#") || line.isBlank()) continue;
+            int sp = line.lastIndexOf(' ');
+            m.put(line.substring(0, sp), line.substring(sp + 1));
+        }
+        return m;
+    }
+
+    private static String sha256(Path p) throws Exception {
+        return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(p)));
+    }
+
+    @Test
+    void committedLibrariesAreBuiltFromTheCommittedSource() throws Exception {
+        Map<String, String> r = recorded();
+        assertEquals(r.get("source"), sha256(SOURCE), "qv_affinity.c changed since the libraries were built: run scripts/build-native");
+        for (String arch : ARCHES.keySet()) {
+            assertEquals(r.get(arch), sha256(RESOURCES.resolve(arch + "/libqv4j.so")), arch + "/libqv4j.so is not what scripts/build-native recorded");
+        }
+    }
+
+    @Test
+    void librariesAreForTheirMachineAndNeedNoSharedLibrary() throws Exception {
+        for (Map.Entry<String, Integer> a : ARCHES.entrySet()) {
+            byte[] lib = Files.readAllBytes(RESOURCES.resolve(a.getKey() + "/libqv4j.so"));
+            assertEquals(a.getValue(), Elf.machine(lib), a.getKey());
+            assertEquals(List.of(), Elf.needed(lib), a.getKey() + ": NEEDED entries");
+            assertTrue(lib.length < 16 * 1024, a.getKey() + ": " + lib.length + " bytes");
+        }
+    }
+
+    @Test
+    void rebuildingGivesTheSameBytes(@TempDir Path out) throws Exception {
+        Map<String, String> r = recorded();
+        assumeTrue(r.get("compiler amd64").equals(version("gcc")), "gcc of the recorded version");
+        assumeTrue(r.get("compiler aarch64").equals(version("aarch64-linux-gnu-gcc")), "aarch64-linux-gnu-gcc of the recorded version");
+        Result b = run(ROOT, List.of("bash", ROOT.resolve("scripts/build-native").toString(), out.toString()));
+        assertEquals(0, b.code, b.output);
+        for (String arch : ARCHES.keySet()) {
+            assertArrayEquals(Files.readAllBytes(RESOURCES.resolve(arch + "/libqv4j.so")), Files.readAllBytes(out.resolve(arch + "/libqv4j.so")), arch);
+        }
+    }
+
+    @Test
+    void aarch64LibraryBindsUnderQemu(@TempDir Path dir) throws Exception {
+        String qemu = onPath("qemu-aarch64-static") ? "qemu-aarch64-static" : onPath("qemu-aarch64") ? "qemu-aarch64" : null;
+        assumeTrue(qemu != null && version("aarch64-linux-gnu-gcc") != null && Files.isDirectory(Path.of("/usr/aarch64-linux-gnu")),
+                "qemu-user and Debian's aarch64 cross compiler");
+        Files.copy(RESOURCES.resolve("aarch64/libqv4j.so"), dir.resolve("libqv4j.so"));
+        String jdk = System.getProperty("java.home");
+        Result cc = run(dir, List.of("aarch64-linux-gnu-gcc", "-Wall", "-O1", "-I" + jdk + "/include", "-I" + jdk + "/include/linux",
+                "-o", "harness", ROOT.resolve("agent/src/test/c/affinity_harness.c").toString(), "-L.", "-lqv4j", "-Wl,-rpath,$ORIGIN"));
+        assertEquals(0, cc.code, cc.output);
+        Result h = run(dir, List.of(qemu, "-L", "/usr/aarch64-linux-gnu", "./harness"));
+        assertEquals(0, h.code, h.output);
+        assertTrue(h.output.matches("(?s)tid=\\d+ before=0x[0-9a-f]+ after=0x[0-9a-f]+ restored=0x[0-9a-f]+\\s*"), h.output);
+    }
+
+    private record Result(int code, String output) {
+    }
+
+    private static Result run(Path dir, List<String> cmd) throws Exception {
+        ProcessBuilder pb = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true);
+        pb.environment().put("JAVA_HOME", System.getProperty("java.home")); // jni.h for scripts/build-native
+        Process p = pb.start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS), "timed out: " + cmd);
+        return new Result(p.exitValue(), out);
+    }
+
+    private static boolean onPath(String tool) {
+        for (String d : System.getenv().getOrDefault("PATH", "").split(":")) {
+            if (!d.isEmpty() && Files.isExecutable(Path.of(d, tool))) return true;
+        }
+        return false;
+    }
+
+    /** The compiler's {@code -dumpfullversion}, or null where it is missing. */
+    private static String version(String compiler) throws Exception {
+        if (!onPath(compiler)) return null;
+        Result r = run(ROOT, List.of(compiler, "-dumpfullversion"));
+        return r.code == 0 ? r.output.trim() : null;
+    }
+}
