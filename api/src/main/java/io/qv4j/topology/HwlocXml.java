@@ -193,7 +193,10 @@ public final class HwlocXml {
                 }
                 case "Core" -> builder.add(HwType.CORE, os, need(cpus, obj));
                 case "PU" -> { // PUs are made from the online set; here we only check there are some
-                    puCount++;
+                    // a small file can list many PUs, and a topology's memory grows faster than its PU count
+                    if (++puCount > SyntheticSpec.MAX_PUS) {
+                        throw new TopologyException(source + ": more than " + SyntheticSpec.MAX_PUS + " PU objects (the most Linux supports)");
+                    }
                     if (os > CpuSet.MAX_INDEX) throw new TopologyException(source + ": PU os_index " + os + " above " + CpuSet.MAX_INDEX);
                     if (os >= 0) puUnion.set(os);
                 }

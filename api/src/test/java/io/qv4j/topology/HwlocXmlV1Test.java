@@ -6,10 +6,13 @@ import org.junit.jupiter.api.Test;
 import java.io.ByteArrayInputStream;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 /** hwloc 1.x XML, and the bitmap forms hwloc writes (empty words, infinite sets), read as hwloc reads them. */
 class HwlocXmlV1Test {
@@ -51,6 +54,16 @@ class HwlocXmlV1Test {
         Topology all = parse("0xf...f");
         assertEquals(all.online(), all.allowed());
         assertEquals(CpuSet.parse("1-3,64-67"), parse("0xf...f,,0x0000000e").allowed());
+    }
+
+    @Test
+    void aFileWithMorePusThanLinuxSupportsIsRefusedBeforeTheTopologyIsBuilt() {
+        StringBuilder xml = new StringBuilder("<topology><object type=\"Machine\">");
+        for (int pu = 0; pu <= SyntheticSpec.MAX_PUS; pu++) xml.append("<object type=\"PU\" os_index=\"").append(pu).append("\"/>");
+        xml.append("</object></topology>");
+        TopologyException e = assertTimeoutPreemptively(Duration.ofSeconds(2), () -> assertThrows(TopologyException.class,
+                () -> HwlocXml.parse(new ByteArrayInputStream(xml.toString().getBytes(StandardCharsets.UTF_8)), "many.xml")));
+        assertEquals("many.xml: more than " + SyntheticSpec.MAX_PUS + " PU objects (the most Linux supports)", e.getMessage());
     }
 
     /** Two sockets without NUMA nodes, PUs 0-3 and 64-67, the machine's allowed_cpuset as given. */
