@@ -10,6 +10,7 @@ import io.qv4j.agent.inst.AnnotationSupport;
 import io.qv4j.agent.inst.Boot;
 import io.qv4j.agent.inst.Dispatcher;
 import io.qv4j.agent.inst.HookTransformer;
+import io.qv4j.agent.io.UserFiles;
 import io.qv4j.agent.log.Log;
 import io.qv4j.agent.node.Node;
 import io.qv4j.agent.place.Env;
@@ -23,9 +24,7 @@ import io.qv4j.topology.linux.SysfsReader;
 
 import java.lang.instrument.Instrumentation;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 
 /**
  * The -javaagent entry point. It never throws: an exception escaping premain kills the JVM.
@@ -144,10 +143,7 @@ public final class QvAgent {
 
     static void writeReport(Placer p, String file) {
         try {
-            Path target = Path.of(file).toAbsolutePath();
-            Path tmp = target.resolveSibling(target.getFileName() + ".tmp");
-            Files.writeString(tmp, Json.write(PlacementReport.snapshot(p, rebalancer)), StandardCharsets.UTF_8);
-            Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            UserFiles.writeAtomically(Path.of(file), Json.write(PlacementReport.snapshot(p, rebalancer)).getBytes(StandardCharsets.UTF_8));
         } catch (Throwable t) {
             Log.info("cannot write the report " + file + ": " + t);
         }

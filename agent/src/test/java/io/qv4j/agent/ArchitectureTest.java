@@ -39,7 +39,7 @@ class ArchitectureTest {
     static LayeredArchitecture layers() {
         return layeredArchitecture().consideringOnlyDependenciesInLayers()
                 .layer("boot").definedBy("io.qv4j.agent.boot..")
-                .layer("configuration").definedBy("io.qv4j.agent.log..", "io.qv4j.agent.config..",
+                .layer("configuration").definedBy("io.qv4j.agent.log..", "io.qv4j.agent.io..", "io.qv4j.agent.config..",
                         "io.qv4j.topology.linux..", "io.qv4j.topology.oshi..")
                 .layer("binding").definedBy("io.qv4j.agent.bind..", "io.qv4j.agent.node..", "io.qv4j.agent.platform..")
                 .layer("placement").definedBy("io.qv4j.agent.place..")

@@ -13,6 +13,9 @@ public final class CpuSet implements Comparable<CpuSet> {
     /** The highest PU index accepted (2^20 PUs, far beyond Linux's NR_CPUS limit of 8192). */
     public static final int MAX_INDEX = (1 << 20) - 1;
 
+    /** hwloc's first word for a bitmap whose bits are all set from some index on. */
+    private static final String INFINITE = "0xf...f";
+
     private static final CpuSet EMPTY = new CpuSet(new BitSet());
 
     private final BitSet bits; // never exposed, never mutated after construction
@@ -49,67 +52,154 @@ public final class CpuSet implements Comparable<CpuSet> {
     }
 
     /**
-     * Parses a Linux cpulist: comma-separated indexes and ranges, optionally with a stride
-     * ({@code 0-15:4}); blanks and a trailing newline are ignored; "" is the empty set.
+     * Parses a Linux cpulist as the kernel prints it: comma-separated indexes and ranges
+     * ({@code 0-3,8,10-11}). Also read: the kernel's group form {@code N-M:USED/GROUP} (of each
+     * GROUP PUs from N on, the first USED, as {@code cpuset.cpus} accepts it), a plain stride
+     * {@code N-M:STRIDE}, and blanks around entries and around the whole text (control characters
+     * such as a trailing NUL included); "" is the empty set. Empty entries ({@code 0-3,,5}) and
+     * blank-separated entries ({@code 1 2}) are refused: the kernel never prints them and in an
+     * option they are typos.
      *
      * @throws IllegalArgumentException naming the text and the bad part
      */
     public static CpuSet parse(String cpulist) {
-        String s = cpulist.strip();
-        BitSet b = new BitSet();
+        String s = trim(cpulist);
         if (s.isEmpty()) return EMPTY;
-        for (String part : s.split(",")) {
-            String p = part.strip();
+        BitSet b = new BitSet();
+        for (String part : s.split(",", -1)) {
+            String p = trim(part);
             try {
-                int stride = 1;
+                int used = 1, group = 1;
                 int colon = p.indexOf(':');
                 if (colon >= 0) {
-                    stride = Integer.parseInt(p.substring(colon + 1));
+                    String pattern = p.substring(colon + 1);
+                    int slash = pattern.indexOf('/');
+                    if (slash < 0) {
+                        group = number(pattern);
+                    } else {
+                        used = number(pattern.substring(0, slash));
+                        group = number(pattern.substring(slash + 1));
+                    }
                     p = p.substring(0, colon);
-                    if (stride <= 0) throw new NumberFormatException();
+                    if (used < 0 || group <= 0 || used > group) throw new NumberFormatException();
                 }
                 int dash = p.indexOf('-');
-                int from = Integer.parseInt(dash < 0 ? p : p.substring(0, dash));
-                int to = dash < 0 ? from : Integer.parseInt(p.substring(dash + 1));
-                if (from < 0 || to < from || to > MAX_INDEX) throw new NumberFormatException();
-                for (int i = from; i <= to; i += stride) b.set(i); // no overflow: to <= MAX_INDEX
+                int from = number(dash < 0 ? p : p.substring(0, dash));
+                int to = dash < 0 ? from : number(p.substring(dash + 1));
+                if (to < from || to > MAX_INDEX) throw new NumberFormatException();
+                for (int g = from; g <= to; g += group) { // no overflow: to <= MAX_INDEX
+                    b.set(g, Math.min(g + used, to + 1));
+                }
             } catch (NumberFormatException e) {
-                throw new IllegalArgumentException("bad cpulist '" + cpulist.strip() + "': '" + part.strip()
-                        + "' is not N, N-M or N-M:STRIDE with 0 <= N <= M <= " + MAX_INDEX);
+                throw new IllegalArgumentException("bad cpulist '" + shown(s) + "': '" + shown(p)
+                        + "' is not N, N-M, N-M:STRIDE or N-M:USED/GROUP with 0 <= N <= M <= " + MAX_INDEX);
             }
         }
         return new CpuSet(b);
     }
 
+    /** A decimal number of digits only (no sign, no blanks: Integer.parseInt would take "+3"). */
+    private static int number(String s) {
+        if (s.isEmpty() || s.length() > 9) throw new NumberFormatException();
+        int n = 0;
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c < '0' || c > '9') throw new NumberFormatException();
+            n = n * 10 + (c - '0');
+        }
+        return n;
+    }
+
     /**
-     * Parses a Linux hex mask as in sysfs {@code cpumap}/{@code shared_cpu_map}: 32-bit words,
-     * most significant first, separated by commas ({@code 00000000,0000ff00}); an optional
-     * {@code 0x} prefix. hwloc XML writes the same form ({@code 0x000000ff,0x00000003}).
+     * Parses a hex bitmap as the kernel prints it ({@code cpumap}, {@code shared_cpu_map}:
+     * {@code 00000000,0000ff00}) and as hwloc writes and reads it ({@code 0x000000ff,,,0x00000003}).
+     * Comma-separated 32-bit words, most significant first; each word has an optional {@code 0x},
+     * any number of leading zeros, and blanks around it; an empty word is 0 (hwloc writes the
+     * zero words between non-zero ones that way). A text of one word may be a wider hex number
+     * ({@code 0x100000000} is PU 32); in a list of words, a word above 32 bits is refused.
+     * hwloc's infinite bitmaps ({@code 0xf...f}, {@code 0xf...f,0x0000000f}) are refused with a
+     * message saying so: a CpuSet is finite; see {@link #parseMask(String, CpuSet)}.
+     *
+     * @throws IllegalArgumentException naming the text and the bad word
      */
     public static CpuSet parseMask(String mask) {
-        String s = mask.strip();
+        return parseMask(mask, null);
+    }
+
+    /**
+     * {@link #parseMask(String)}, where an infinite hwloc bitmap ({@code 0xf...f} followed by N
+     * words) stands for its N finite words plus every PU of {@code infinite} from 32*N on: the
+     * machine's PUs, for an attribute such as hwloc's {@code allowed_cpuset="0xf...f"}.
+     *
+     * @param infinite what the infinite part covers; null refuses infinite bitmaps
+     */
+    public static CpuSet parseMask(String mask, CpuSet infinite) {
+        String s = trim(mask);
         if (s.isEmpty()) return EMPTY;
-        String[] words = s.split(",", -1); // -1: keep empty words, so "ff," is an error
-        BitSet b = new BitSet();
-        int bit = 0;
-        for (int w = words.length - 1; w >= 0; w--) {
-            String word = words[w].strip();
-            if (word.startsWith("0x") || word.startsWith("0X")) word = word.substring(2);
-            if (word.isEmpty()) throw new IllegalArgumentException("bad cpu mask '" + s + "'");
-            // a word may be wider than 32 bits in hand-written input: read it nibble by nibble
-            int wordBits = 0;
-            for (int i = word.length() - 1; i >= 0; i--, wordBits += 4) {
-                int nibble = Character.digit(word.charAt(i), 16);
-                if (nibble < 0) throw new IllegalArgumentException("bad cpu mask '" + s + "': '" + word + "' is not hex");
-                for (int k = 0; k < 4; k++) {
-                    if ((nibble & (1 << k)) == 0) continue;
-                    if (bit + wordBits + k > MAX_INDEX) throw new IllegalArgumentException("bad cpu mask '" + s + "': PU index above " + MAX_INDEX);
-                    b.set(bit + wordBits + k);
-                }
+        String[] words = s.split(",", -1);
+        int first = 0;
+        if (trim(words[0]).equals(INFINITE)) {
+            if (infinite == null) {
+                throw new IllegalArgumentException("bad cpu mask '" + shown(s) + "': an infinite hwloc bitmap ("
+                        + INFINITE + "...) is not a finite set of PUs");
             }
-            bit += Math.max(32, wordBits);
+            first = 1;
+        }
+        BitSet b = new BitSet();
+        long bit = 0; // long: a text of millions of empty words must not wrap around
+        for (int w = words.length - 1; w >= first; w--, bit += 32) {
+            String word = trim(words[w]);
+            if (word.startsWith("0x") || word.startsWith("0X")) {
+                word = word.substring(2);
+                if (word.isEmpty()) throw new IllegalArgumentException("bad cpu mask '" + shown(s) + "': '0x' without digits");
+            }
+            int top = word.length() - 1;
+            int lead = 0;
+            while (lead < top && word.charAt(lead) == '0') lead++; // leading zeros never widen a word
+            if (top - lead >= 8 && words.length - first > 1) {
+                throw new IllegalArgumentException("bad cpu mask '" + shown(s) + "': word '" + trim(words[w]) + "' is wider than 32 bits");
+            }
+            long at = bit;
+            for (int i = top; i >= lead; i--, at += 4) {
+                int nibble = hexDigit(word.charAt(i));
+                if (nibble < 0) throw new IllegalArgumentException("bad cpu mask '" + shown(s) + "': '" + trim(words[w]) + "' is not hex");
+                if (nibble == 0) continue;
+                if (at + 31 - Integer.numberOfLeadingZeros(nibble) > MAX_INDEX) {
+                    throw new IllegalArgumentException("bad cpu mask '" + shown(s) + "': PU index above " + MAX_INDEX);
+                }
+                for (int k = 0; k < 4; k++) if ((nibble & (1 << k)) != 0) b.set((int) at + k);
+            }
+        }
+        if (first == 1 && bit <= MAX_INDEX) {
+            BitSet tail = (BitSet) infinite.bits.clone();
+            tail.clear(0, (int) bit);
+            b.or(tail);
         }
         return new CpuSet(b);
+    }
+    /** An ASCII hex digit's value, else -1 (Character.digit also takes other scripts' digits). */
+    private static int hexDigit(char c) {
+        if (c >= '0' && c <= '9') return c - '0';
+        if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+        if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+        return -1;
+    }
+
+    /** A text for a message: long ones cut, so that a huge bad input does not make a huge message. */
+    private static String shown(String s) {
+        return s.length() <= 120 ? s : s.substring(0, 120) + "... (" + s.length() + " characters)";
+    }
+
+    /** Without the blanks and control characters around it (Java's strip misses a NUL). */
+    private static String trim(String s) {
+        int from = 0, to = s.length();
+        while (from < to && blank(s.charAt(from))) from++;
+        while (to > from && blank(s.charAt(to - 1))) to--;
+        return s.substring(from, to);
+    }
+
+    private static boolean blank(char c) {
+        return c <= ' ' || Character.isWhitespace(c);
     }
 
     private static void checkIndex(int pu) {

@@ -3,6 +3,7 @@ package io.qv4j.topology;
 import org.w3c.dom.Document;
 import org.w3c.dom.Element;
 import org.w3c.dom.Node;
+import org.w3c.dom.NodeList;
 import org.xml.sax.ErrorHandler;
 import org.xml.sax.InputSource;
 import org.xml.sax.SAXException;
@@ -40,6 +41,8 @@ import java.util.List;
  * <li>NIC = a network OSDev ({@code osdev_type="2"}, which includes IPoIB {@code ib0}) below a
  *     PCIDev; it takes that PCIDev's bus id. OpenFabrics OSDevs ({@code mlx5_0}) are not NICs.</li>
  * <li>Device locality = cpuset of the nearest ancestor that has one (PCI objects have none).</li>
+ * <li>Bitmaps as hwloc writes them ({@link CpuSet#parseMask(String)}); an infinite one
+ *     ({@code 0xf...f}) covers every PU of the document above its finite words.</li>
  * </ul>
  */
 public final class HwlocXml {
@@ -141,6 +144,7 @@ public final class HwlocXml {
         private final String source;
         private final TopologyBuilder builder;
         private final BitSet puUnion = new BitSet();
+        private CpuSet allPus; // computed when an infinite bitmap needs it
         private int puCount;
 
         Reader(String source) {
@@ -188,7 +192,10 @@ public final class HwlocXml {
                 }
                 case "Core" -> builder.add(HwType.CORE, os, need(cpus, obj));
                 case "PU" -> { // PUs are made from the online set; here we only check there are some
-                    puCount++;
+                    // a small file can list many PUs, and a topology's memory grows faster than its PU count
+                    if (++puCount > SyntheticSpec.MAX_PUS) {
+                        throw new TopologyException(source + ": more than " + SyntheticSpec.MAX_PUS + " PU objects (the most Linux supports)");
+                    }
                     if (os > CpuSet.MAX_INDEX) throw new TopologyException(source + ": PU os_index " + os + " above " + CpuSet.MAX_INDEX);
                     if (os >= 0) puUnion.set(os);
                 }
@@ -236,13 +243,30 @@ public final class HwlocXml {
         private CpuSet cpuset(Element e, String attr) {
             String v = e.getAttribute(attr);
             if (v.isEmpty()) return null;
-            // hwloc prints infinite bitmaps with a leading "0xf...f" word; the finite part is what we can use
-            if (v.startsWith("0xf...f")) v = v.substring("0xf...f".length()).replaceFirst("^,", "");
             try {
-                return CpuSet.parseMask(v);
+                return CpuSet.parseMask(v, v.strip().startsWith("0xf...f") ? allPus(e) : null);
             } catch (IllegalArgumentException ex) {
-                throw new TopologyException(source + ": bad " + attr + " '" + v + "' on a " + e.getAttribute("type") + " object");
+                throw new TopologyException(source + ": bad " + attr + " '" + v + "' on a " + e.getAttribute("type") + " object: " + ex.getMessage());
             }
+        }
+
+        /**
+         * Every PU's os_index in the document: what hwloc's infinite bitmaps ({@code 0xf...f},
+         * "all from here on") stand for in a finite machine.
+         */
+        private CpuSet allPus(Element any) {
+            if (allPus == null) {
+                BitSet b = new BitSet();
+                NodeList objects = any.getOwnerDocument().getElementsByTagName("object");
+                for (int i = 0; i < objects.getLength(); i++) {
+                    Element o = (Element) objects.item(i);
+                    int os = "PU".equals(o.getAttribute("type")) ? intAttr(o, "os_index", -1) : -1;
+                    if (os > CpuSet.MAX_INDEX) throw new TopologyException(source + ": PU os_index " + os + " above " + CpuSet.MAX_INDEX);
+                    if (os >= 0) b.set(os);
+                }
+                allPus = CpuSet.of(b);
+            }
+            return allPus;
         }
 
         private int intAttr(Element e, String attr, int dflt) {

@@ -19,11 +19,13 @@ import java.util.Map;
  * {@code k / 64} and bus {@code 0x40 + k % 64} for GPUs, {@code 0x80 + k % 64} for NICs: unique,
  * stable, and sorting by id keeps host order. NICs are named {@code nic0, nic1, ...}.
  *
- * <p>Everything is online and allowed. At most {@value #MAX_PUS} PUs.
+ * <p>Everything is online and allowed. At most {@value #MAX_PUS} PUs, Linux's largest
+ * {@code NR_CPUS}: such a machine costs about 30 MB to build, and a larger spec is refused before
+ * anything is allocated (a million PUs would exhaust a small application's heap).
  */
 public final class SyntheticSpec {
 
-    static final int MAX_PUS = 1 << 20;
+    public static final int MAX_PUS = 8192;
     private static final int MAX_DEVICES = 1 << 16;
     private static final HwType[] LEVELS = {
             HwType.PACKAGE, HwType.DIE, HwType.NUMANODE, HwType.L3, HwType.L2, HwType.L1, HwType.CORE, HwType.PU};
@@ -60,7 +62,9 @@ public final class SyntheticSpec {
                 }
                 lastLevel = type;
                 pus *= count;
-                if (pus > MAX_PUS) throw bad(s, word, "more than " + MAX_PUS + " PUs");
+                if (pus > MAX_PUS) {
+                    throw bad(s, word, "makes more than " + MAX_PUS + " PUs (the most Linux supports), the limit of a synthetic topology");
+                }
             }
             counts.put(type, count);
             words.put(type, word);

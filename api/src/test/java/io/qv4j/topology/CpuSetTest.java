@@ -32,6 +32,11 @@ class CpuSetTest {
             "4-4           | 4",
             "''            | ''",
             "' \n'         | ''",
+            "'0-3\n \t\n'   | 0-3",
+            "'0-3\n\u0000'  | 0-3",
+            "0-9:2/4       | 0-1,4-5,8-9",
+            "0-9:0/4       | ''",
+            "0-7:4/4       | 0-7",
     })
     void parsesAndPrintsCpulists(String in, String printed) {
         CpuSet s = CpuSet.parse(in);
@@ -40,7 +45,7 @@ class CpuSetTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"a", "1-", "-1", "3-1", "0-3,,5", "0-7:0", "0-7:x", "1 2", "4294967296", "0-2147483647", "0-3;4"})
+    @ValueSource(strings = {"a", "1-", "-1", "3-1", "0-3,,5", "0-7:0", "0-7:x", "1 2", "0-7:5/4", "0-7:1/0", "0-7:/4", "+3", "0-3:1/2/3", "4294967296", "0-2147483647", "0-3;4"})
     void rejectsBadCpulists(String in) {
         IllegalArgumentException e = assertTimeoutPreemptively(Duration.ofSeconds(2),
                 () -> assertThrows(IllegalArgumentException.class, () -> CpuSet.parse(in)));
@@ -59,13 +64,21 @@ class CpuSetTest {
             "''                           | ''",
             "0X1,00000000,00000000        | 64",
             "0x0000000100000000           | 32",
+            "0x000000ff,,,,0x000000ff     | 0-7,128-135",
+            "ff,,ff                       | 0-7,64-71",
+            "',0xff'                      | 0-7",
+            "'0xff,'                      | 32-39",
+            "','                          | ''",
+            "' 0x1 ,\t0000000000000002 \n '| 1,32",
+            "'000000000000000f,00000000'  | 32-35",
+            "'0x1,0x0\n\u0000'             | 32",
     })
     void parsesMasks(String mask, String cpulist) {
         assertEquals(CpuSet.parse(cpulist), CpuSet.parseMask(mask));
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"0xzz", "0x", ",", "0xff,", ",0xff", "ff,,ff", "0x-1"})
+    @ValueSource(strings = {"0xzz", "0x", "0x-1", "0x1,0x", "1,100000000", "0xf...f", "0xf...f,0x1", "+1", "\u0663"})
     void rejectsBadMasks(String mask) {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> CpuSet.parseMask(mask));
         assertTrue(e.getMessage().contains(mask), e.getMessage());

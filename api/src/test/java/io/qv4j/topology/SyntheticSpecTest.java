@@ -4,6 +4,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
+import java.time.Duration;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -96,7 +97,7 @@ class SyntheticSpecTest {
             "core:2 package:2  | package:2",
             "gpu:1 nic:1 gpu:2 | gpu:2",
             "machine:1 core:2  | machine:1",
-            "package:1024 core:1024 pu:2 | pu:2",
+            "package:1024 core:8 pu:2    | pu:2",
     })
     void badWordsAreNamed(String spec, String word) {
         TopologyException e = assertThrows(TopologyException.class, () -> SyntheticSpec.parse(spec));
@@ -108,5 +109,17 @@ class SyntheticSpecTest {
     void emptySpec() {
         TopologyException e = assertThrows(TopologyException.class, () -> SyntheticSpec.parse("  "));
         assertTrue(e.getMessage().contains("empty"), e.getMessage());
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+            "package:1000 core:1000      | core:1000",
+            "package:2 core:4097         | core:4097",
+            "numa:4 core:1024 pu:4       | pu:4",
+            "pu:2147483647               | pu:2147483647",
+    })
+    void tooManyPusAreRefusedBeforeAnythingIsBuilt(String spec, String word) {
+        TopologyException e = assertTimeoutPreemptively(Duration.ofSeconds(1), () -> assertThrows(TopologyException.class, () -> SyntheticSpec.parse(spec)));
+        assertTrue(e.getMessage().contains("'" + word + "'") && e.getMessage().contains("more than " + SyntheticSpec.MAX_PUS + " PUs"), e.getMessage());
     }
 }

@@ -1,11 +1,11 @@
 package io.qv4j.agent.config;
 
+import io.qv4j.agent.io.UserFiles;
+
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.Reader;
 import java.io.StringReader;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -29,21 +29,12 @@ public record ConfigFile(Map<String, String> options, Rules rules) {
     public static ConfigFile read(String file) throws OptionException {
         String text;
         try {
-            text = readBounded(Path.of(file));
+            text = new String(UserFiles.read(Path.of(file), MAX_BYTES), StandardCharsets.UTF_8);
         } catch (IOException | RuntimeException e) {
             throw new OptionException("config=" + file + ": cannot read the file (" + e.getClass().getSimpleName()
                     + (e.getMessage() == null ? "" : ": " + e.getMessage()) + ")");
         }
         return parse(file, text);
-    }
-
-    private static String readBounded(Path p) throws IOException {
-        if (!Files.isRegularFile(p)) throw new IOException("not a regular file");
-        try (InputStream in = Files.newInputStream(p)) {
-            byte[] b = in.readNBytes(MAX_BYTES + 1);
-            if (b.length > MAX_BYTES) throw new IOException("larger than " + MAX_BYTES / 1024 + " KiB");
-            return new String(b, StandardCharsets.UTF_8);
-        }
     }
 
     static ConfigFile parse(String file, String text) throws OptionException {

@@ -4,6 +4,7 @@ import io.qv4j.agent.annotations.Annotations;
 import io.qv4j.agent.boot.QvHooks;
 import io.qv4j.agent.config.Policy;
 import io.qv4j.agent.log.Log;
+import io.qv4j.agent.place.AgentClasses;
 import io.qv4j.api.Color;
 import io.qv4j.topology.HwType;
 import net.bytebuddy.jar.asm.AnnotationVisitor;
@@ -42,10 +43,8 @@ public final class AnnotationTransformer implements ClassFileTransformer {
     static final String PLACEMENT = "Lio/qv4j/api/Placement;";
     static final String BIND = "Lio/qv4j/api/Bind;";
     private static final byte[] MARK = "Lio/qv4j/api/".getBytes(StandardCharsets.US_ASCII);
-    private static final String[] SKIP = {"java/", "javax/", "jdk/", "sun/", "com/sun/", "io/qv4j/api/", "io/qv4j/shaded/",
-        "io/qv4j/agent/place/", "io/qv4j/agent/inst/", "io/qv4j/agent/bind/", "io/qv4j/agent/log/", "io/qv4j/agent/options/",
-        "io/qv4j/agent/boot/", "io/qv4j/agent/cli/", "io/qv4j/agent/rules/", "io/qv4j/agent/platform/", "io/qv4j/agent/QvAgent", "io/qv4j/topology/",
-        "io/qv4j/split/", "net/bytebuddy/"};
+    /** The JDK's own packages: never application code. The agent's are {@link AgentClasses#isOurs}. */
+    private static final String[] JDK = {"java/", "javax/", "jdk/", "sun/", "com/sun/"};
 
     private static final List<HookMethod> HOOKS = List.of(
             new HookMethod(QvHooks.PLACEMENT_ENTER_HOOK, QvHooks.ID_HOOK),
@@ -55,7 +54,6 @@ public final class AnnotationTransformer implements ClassFileTransformer {
             new HookMethod(QvHooks.FIELD_SET_HOOK, QvHooks.VALUE_ID_HOOK));
 
     private final String hooks;
-    private volatile int instrumented;
 
     public AnnotationTransformer(String hooksInternalName) {
         this.hooks = hooksInternalName;
@@ -66,20 +64,14 @@ public final class AnnotationTransformer implements ClassFileTransformer {
         return HOOKS;
     }
 
-    /** How many classes were instrumented. */
-    public int instrumented() {
-        return instrumented;
-    }
-
     @Override
     public byte[] transform(ClassLoader loader, String className, Class<?> redefined, ProtectionDomain pd, byte[] bytes) {
         if (loader == null || className == null || bytes == null) return null;
-        for (String s : SKIP) if (className.startsWith(s)) return null;
+        for (String s : JDK) if (className.startsWith(s)) return null;
+        if (AgentClasses.isOurs(className)) return null;
         if (!mentions(bytes)) return null;
         try {
-            byte[] out = instrument(bytes);
-            if (out != null) instrumented++;
-            return out;
+            return instrument(bytes);
         } catch (Throwable t) {
             Log.once("anninst:" + className, "cannot instrument the annotations of " + className.replace('/', '.') + " (" + t + "); they are ignored");
             return null;

@@ -1,5 +1,6 @@
 package io.qv4j.agent.platform;
 
+import io.qv4j.agent.io.UserFiles;
 import io.qv4j.topology.HwlocXml;
 import io.qv4j.topology.SyntheticSpec;
 import io.qv4j.topology.Topology;
@@ -7,11 +8,16 @@ import io.qv4j.topology.TopologyException;
 import io.qv4j.topology.linux.SysfsReader;
 import io.qv4j.topology.oshi.OshiTopology;
 
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
 /** Where the CLI (and dry runs) get a topology from: the live machine, a dump, a file or a spec. */
 public final class TopologyInput {
+
+    /** The largest real hwloc XML files (hundreds of PUs, many PCI devices) are a few MiB. */
+    static final long MAX_XML_BYTES = 64L << 20;
 
     private TopologyInput() {
     }
@@ -41,7 +47,11 @@ public final class TopologyInput {
             if (!Files.isRegularFile(p)) {
                 throw new TopologyException(fileOrSpec + ": no such file (and not a synthetic spec such as 'package:2 core:4 pu:2')");
             }
-            return HwlocXml.read(p);
+            try {
+                return HwlocXml.parse(new ByteArrayInputStream(UserFiles.read(p, MAX_XML_BYTES)), p.toString());
+            } catch (IOException e) {
+                throw new TopologyException(e.getMessage());
+            }
         }
         return SyntheticSpec.parse(fileOrSpec);
     }

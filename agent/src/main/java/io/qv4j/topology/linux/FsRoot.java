@@ -39,11 +39,18 @@ final class FsRoot {
         return root.resolve(rel.substring(i));
     }
 
-    /** The file's content without surrounding blanks; null when it (or its directory) does not exist. */
+    /**
+     * The file's content without surrounding blanks and control characters (a dump's file may end
+     * in more than the kernel's newline, even a NUL); null when it (or its directory) does not exist.
+     */
     String read(Path file) {
         byte[] bytes = readBytes(file, Integer.MAX_VALUE);
+        if (bytes == null) return null;
+        int from = 0, to = bytes.length;
+        while (from < to && (bytes[from] & 0xff) <= ' ') from++;
+        while (to > from && (bytes[to - 1] & 0xff) <= ' ') to--;
         // ISO-8859-1 maps every byte: a stray byte in a dump must not fail the whole read
-        return bytes == null ? null : new String(bytes, StandardCharsets.ISO_8859_1).strip();
+        return new String(bytes, from, to - from, StandardCharsets.ISO_8859_1);
     }
 
     /** The first {@code max} bytes of a file (for files that are long or slow to produce); null when missing. */
