@@ -8,9 +8,6 @@ import io.qv4j.agent.log.Log;
 import io.qv4j.agent.platform.LivePlatform;
 import io.qv4j.topology.CpuSet;
 
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
@@ -219,12 +216,12 @@ public final class Placer {
             if (registry.known(t)) return;
             Pool p = registry.register(pool);
             if (!p.planned) planner.plan(p, e);
-            else if (p.slots != null && Eligibility.tasks(pool) != p.tasks) resized(p, pool, e);
+            else if (p.slots != null && Eligibility.tasks(pool) != p.tasks && planner.resize(p, Eligibility.tasks(pool), e)) requestCatchUp();
             w = registry.addWorker(p, t);
             if (!p.pinned) return;
             if (p.slots != null) {
                 w.slot = p.slots.take(t);
-                if (w.slot < 0 && reclaimDead(p) > 0) w.slot = p.slots.take(t);
+                if (w.slot < 0 && registry.reclaimDead(p) > 0) w.slot = p.slots.take(t);
                 if (w.slot >= 0) w.cpuset = p.slots.piece(w.slot);
             }
             if (w.cpuset == null) w.cpuset = p.scope;
@@ -251,38 +248,6 @@ public final class Placer {
         Log.once("appbound:" + w.pool.name, "pool " + w.pool.name + ": thread \"" + w.name + "\" was already bound to pus " + now
                 + " by the application: left there");
         return true;
-    }
-
-    /** Slots whose owner died without an exit event (an exception out of a worker's run): freed. Under the lock. */
-    private int reclaimDead(Pool p) {
-        List<Thread> dead = new ArrayList<>();
-        for (Map.Entry<Thread, Worker> x : registry.liveWorkers().entrySet()) {
-            if (x.getValue().pool == p && !x.getKey().isAlive()) dead.add(x.getKey());
-        }
-        for (Thread d : dead) registry.removeWorker(d);
-        return dead.size();
-    }
-
-    /**
-     * The pool's size changed ({@code setCorePoolSize}): plan again for the new size; running
-     * workers keep their slot number where it still exists and move at their next task. Under the lock.
-     */
-    private void resized(Pool p, Object pool, Env e) {
-        int before = p.tasks;
-        planner.release(p, e);
-        p.tasks = Eligibility.tasks(pool);
-        planner.plan(p, e);
-        Log.debug("pool " + p.name + " resized from " + before + " to " + p.tasks + " workers: planned again");
-        if (p.slots == null) return;
-        for (Map.Entry<Thread, Worker> x : registry.liveWorkers().entrySet()) {
-            Worker w = x.getValue();
-            if (w.pool != p || w.exited) continue;
-            int slot = w.slot >= 0 && w.slot < p.tasks ? p.slots.takeAt(w.slot, x.getKey()) : -1;
-            w.slot = slot;
-            CpuSet c = slot >= 0 ? p.slots.piece(slot) : p.scope;
-            if (!c.equals(w.cpuset)) registry.moves.put(x.getKey(), c);
-        }
-        if (!registry.moves.isEmpty()) requestCatchUp();
     }
 
     private void bind(Worker w, Env e, long t0) {

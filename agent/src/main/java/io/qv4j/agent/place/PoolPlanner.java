@@ -219,12 +219,33 @@ final class PoolPlanner {
         p.shares = false;
     }
 
-    /** Gives up the pool's plan (it is planned again): its PUs are no longer claimed for it. Under the registry's lock. */
-    void release(Pool p, Env e) {
+    /**
+     * The pool's size changed ({@code setCorePoolSize}): it is planned again for {@code tasks};
+     * running workers keep their slot number where it still exists and move at their next task.
+     * True when some worker has to move. Under the registry's lock.
+     */
+    boolean resize(Pool p, int tasks, Env e) {
+        int before = p.tasks;
         p.planned = false;
         p.slots = null;
         p.scope = null;
         syncClaims(e);
+        p.tasks = tasks;
+        plan(p, e);
+        Log.debug("pool " + p.name + " resized from " + before + " to " + tasks + " workers: planned again");
+        if (p.slots == null) return false;
+        boolean moved = false;
+        for (Map.Entry<Thread, Worker> x : registry.liveWorkers().entrySet()) {
+            Worker w = x.getValue();
+            if (w.pool != p || w.exited) continue;
+            w.slot = w.slot >= 0 && w.slot < tasks ? p.slots.takeAt(w.slot, x.getKey()) : -1;
+            CpuSet c = w.slot >= 0 ? p.slots.piece(w.slot) : p.scope;
+            if (!c.equals(w.cpuset)) {
+                registry.moves.put(x.getKey(), c);
+                moved = true;
+            }
+        }
+        return moved;
     }
 
     /** Makes this JVM's node-wide claims equal the PUs its pinned pools hold now. Under the registry's lock. */

@@ -101,6 +101,16 @@ public final class PoolRegistry {
         return w;
     }
 
+    /** Slots whose owner died without an exit event (an exception out of a worker's run): freed. Under the lock. */
+    int reclaimDead(Pool p) {
+        List<Thread> dead = new ArrayList<>();
+        for (Map.Entry<Thread, Worker> x : workers.entrySet()) {
+            if (x.getValue().pool == p && !x.getKey().isAlive()) dead.add(x.getKey());
+        }
+        for (Thread d : dead) removeWorker(d);
+        return dead.size();
+    }
+
     /** Under the lock. */
     void addPending(Thread t, Object pool) {
         pending.put(t, pool);

@@ -62,7 +62,7 @@ public final class SysfsReader {
         readCpus();
         readNumaNodes();
         builder.allowed(readAllowed());
-        readDevices();
+        for (Device d : new PciDevices(fs, online, numaCpus).read()) builder.device(d);
         builder.info("cpu.model", readCpuModel());
         try {
             return builder.build();
@@ -100,12 +100,12 @@ public final class SysfsReader {
     }
 
     private void readCpus() {
-        CpusetAttr packageCpus = new CpusetAttr("package_cpus_list", "core_siblings_list", "package_cpus", "core_siblings");
-        CpusetAttr coreCpus = new CpusetAttr("core_cpus_list", "thread_siblings_list", "core_cpus", "thread_siblings");
+        CpusetAttr packageCpus = new CpusetAttr(fs, "package_cpus_list", "core_siblings_list", "package_cpus", "core_siblings");
+        CpusetAttr coreCpus = new CpusetAttr(fs, "core_cpus_list", "thread_siblings_list", "core_cpus", "thread_siblings");
         // The map first for caches: the kernel prints both files from one mask, but the
         // 64amd64-4s2n4ca2co dump has lists that lose the L2 shared by a Bulldozer compute unit,
         // and hwloc, whose answers the fixtures hold, reads the map.
-        CpusetAttr sharedCpus = new CpusetAttr("shared_cpu_map", "shared_cpu_list");
+        CpusetAttr sharedCpus = new CpusetAttr(fs, "shared_cpu_map", "shared_cpu_list");
         int[] coreIds = new int[online.last() + 1];
         Arrays.fill(coreIds, Integer.MIN_VALUE);
         // (first PU of the package, die_id) -> PUs; dies only matter where a package has several
@@ -226,7 +226,7 @@ public final class SysfsReader {
 
     private void readNumaNodes() {
         Path nodeDir = fs.path("sys/devices/system/node");
-        CpusetAttr nodeCpus = new CpusetAttr("cpulist", "cpumap");
+        CpusetAttr nodeCpus = new CpusetAttr(fs, "cpulist", "cpumap");
         boolean any = false;
         for (String name : fs.list(nodeDir)) {
             int os = name.startsWith("node") ? number(name, 4) : -1;
@@ -295,71 +295,6 @@ public final class SysfsReader {
         return cgroup == null ? allowed : allowed.and(cgroup);
     }
 
-    // ---- devices -----------------------------------------------------------------------------
-
-    private void readDevices() {
-        Path pciDir = fs.path("sys/bus/pci/devices");
-        CpusetAttr localCpus = new CpusetAttr("local_cpulist", "local_cpus");
-        for (String name : fs.list(pciDir)) {
-            Path dev = fs.resolve(pciDir.resolve(name));
-            if (dev == null) continue;
-            String cls = fs.read(dev.resolve("class"));
-            if (cls != null && pciClass(cls) >> 16 == 0x03) { // display controller
-                builder.device(new Device(HwType.GPU, name, "", locality(dev, localCpus)));
-            }
-        }
-        Path netDir = fs.path("sys/class/net");
-        for (String name : fs.list(netDir)) {
-            Path netDev = fs.resolve(netDir.resolve(name));
-            Path device = netDev == null ? null : fs.resolve(netDev.resolve("device"));
-            Path pci = device == null ? null : nearestPciFunction(device);
-            if (pci == null) continue; // virtual interfaces (lo, bridges, veth) have no device
-            builder.device(new Device(HwType.NIC, pci.getFileName().toString(), name, locality(pci, localCpus)));
-        }
-    }
-
-    private static int pciClass(String s) {
-        try {
-            return Integer.parseInt(s.startsWith("0x") ? s.substring(2) : s, 16);
-        } catch (NumberFormatException e) {
-            return -1;
-        }
-    }
-
-    /**
-     * Where a device sits: the kernel's local_cpulist (its host bridge's PUs) when it names an
-     * online PU, else its numa_node's PUs, else the whole machine ({@code numa_node = -1} means
-     * unknown). local_cpulist comes first because it is what the kernel itself uses for the
-     * device's interrupts and allocations; the fixture 40intel64-2g2n4c+pcilocality has an
-     * InfiniBand card with numa_node 2 and local_cpulist 0-39, and hwloc reports 0-39.
-     */
-    private CpuSet locality(Path dev, CpusetAttr localCpus) {
-        CpuSet local = localCpus.read(dev);
-        if (local != null && local.intersects(online)) return local.and(online);
-        int node = fs.readInt(dev.resolve("numa_node"), -1);
-        CpuSet nodeCpus = node >= 0 ? numaCpus.get(node) : null;
-        return nodeCpus != null && !nodeCpus.isEmpty() ? nodeCpus : online;
-    }
-
-    /** The device itself or its closest ancestor that is a PCI function (virtio NICs sit below one). */
-    private static Path nearestPciFunction(Path device) {
-        for (Path p = device; p != null && p.getFileName() != null; p = p.getParent()) {
-            if (isPciAddress(p.getFileName().toString())) return p;
-        }
-        return null;
-    }
-
-    /** {@code dddd:bb:dd.f} (the domain may have more digits). */
-    static boolean isPciAddress(String s) {
-        int c2 = s.lastIndexOf(':'), c1 = c2 > 0 ? s.lastIndexOf(':', c2 - 1) : -1, dot = s.lastIndexOf('.');
-        if (c1 <= 0 || dot != c2 + 3 || c2 != c1 + 3 || dot != s.length() - 2) return false;
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            if (i != c1 && i != c2 && i != dot && Character.digit(c, 16) < 0) return false;
-        }
-        return true;
-    }
-
     // ---- info --------------------------------------------------------------------------------
 
     /**
@@ -380,32 +315,5 @@ public final class SysfsReader {
             if (v != null && !v.isEmpty()) return v;
         }
         return null;
-    }
-
-    /**
-     * A cpuset attribute that kernels spell several ways (newest names first; names ending in
-     * "list" are cpulists, the others hex masks); after one spelling is found, it is tried first,
-     * so a machine costs one read per PU.
-     */
-    private final class CpusetAttr {
-        private final String[] names;
-        private int hit;
-
-        CpusetAttr(String... names) {
-            this.names = names;
-        }
-
-        CpuSet read(Path dir) {
-            for (int k = 0; k < names.length; k++) {
-                int n = (hit + k) % names.length;
-                Path file = dir.resolve(names[n]);
-                CpuSet s = names[n].endsWith("list") ? fs.readList(file) : fs.readMask(file);
-                if (s != null) {
-                    hit = n;
-                    return s;
-                }
-            }
-            return null;
-        }
     }
 }
