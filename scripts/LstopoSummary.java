@@ -50,7 +50,7 @@ public class LstopoSummary {
         }
         LstopoSummary s = new LstopoSummary();
         s.online = bitmap(machine.getAttribute("cpuset"));
-        BitSet allowed = machine.hasAttribute("allowed_cpuset") ? bitmap(machine.getAttribute("allowed_cpuset")) : s.online;
+        BitSet allowed = bitmap(machine.hasAttribute("allowed_cpuset") ? machine.getAttribute("allowed_cpuset") : machine.getAttribute("cpuset"));
         allowed.and(s.online);
         s.walk(machine, s.online);
         return s.json(allowed);
@@ -67,7 +67,7 @@ public class LstopoSummary {
             case "NUMANode" -> {
                 if (!cpus.isEmpty()) numa.put(Integer.parseInt(o.getAttribute("os_index")), cpus);
             }
-            case "PCIDev" -> {
+            case "PCIDev" -> {  // pci_type starts with the class: 03xx = display controller
                 if (o.getAttribute("pci_type").startsWith("03")) gpus.put(o.getAttribute("pci_busid"), cpus);
             }
             case "OSDev" -> {
