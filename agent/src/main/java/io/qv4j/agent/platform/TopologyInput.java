@@ -24,7 +24,7 @@ public final class TopologyInput {
 
     /**
      * The machine we run on, from sysfs where there is one (OSHI gets Linux topologies wrong,
-     * see notes/libraries.md), else from OSHI. The CLI adds OSHI's processor identity.
+     * see docs/libraries.md), else from OSHI. The CLI adds OSHI's processor identity.
      */
     public static Topology live() {
         Topology t = Files.isDirectory(Path.of("/sys/devices/system/cpu")) ? SysfsReader.live() : OshiTopology.read();

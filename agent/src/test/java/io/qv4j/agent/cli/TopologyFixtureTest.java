@@ -9,6 +9,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 import java.io.IOException;
+import java.net.URISyntaxException;
+import java.net.URL;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -17,21 +19,25 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Every real machine in ../shared/fixtures: the summary we print equals the expected one on the
- * keys hwloc fixes. A new fixture is tested by dropping its files into the folder.
+ * Every real machine in the test resources' {@code fixtures/} (see its README): the summary we
+ * print equals the expected one on the keys hwloc fixes. A new fixture is tested by dropping its
+ * files into the folder.
  */
 class TopologyFixtureTest {
 
     static final List<String> KEYS = List.of("online", "allowed", "packages", "numa", "l3", "l2", "cores", "gpus", "nics");
 
-    static Path fixtures() {
-        return Path.of(System.getProperty("qv.shared", "../../shared")).resolve("fixtures");
+    static Path fixtures() throws URISyntaxException {
+        URL dir = TopologyFixtureTest.class.getResource("/fixtures");
+        assertNotNull(dir, "fixtures/ missing from the test class path");
+        return Path.of(dir.toURI());
     }
 
-    static Stream<Path> fixtureInputs() throws IOException {
+    static Stream<Path> fixtureInputs() throws IOException, URISyntaxException {
         Path sysfs = fixtures().resolve("sysfs");
         Path xml = fixtures().resolve("xml");
         assertTrue(Files.isDirectory(sysfs) && Files.isDirectory(xml), "fixtures not found under " + fixtures().toAbsolutePath());

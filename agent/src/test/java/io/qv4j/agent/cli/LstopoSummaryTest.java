@@ -1,0 +1,96 @@
+package io.qv4j.agent.cli;
+
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import javax.tools.ToolProvider;
+import java.io.File;
+import java.io.IOException;
+import java.lang.reflect.Method;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * The fixtures' expected summaries are what {@code scripts/LstopoSummary.java}, which shares no
+ * code with qv4j, makes of hwloc's own reading of each machine; so anyone can add a machine the
+ * same way (fixtures/README.md).
+ */
+class LstopoSummaryTest {
+
+    static final Path TOOL = Path.of(System.getProperty("basedir", "."), "..", "scripts", "LstopoSummary.java")
+            .toAbsolutePath().normalize();
+    /** The hwloc release the sysfs dumps' expected files were made with; others may read a dump differently. */
+    static final String HWLOC = "lstopo 2.9.";
+
+    static Method summarize;
+
+    /** Compiled once, in-process: a source-launcher run per fixture would cost a JVM and a javac each. */
+    @BeforeAll
+    static void compileTool(@TempDir Path classes) throws Exception {
+        assertTrue(Files.isRegularFile(TOOL), "missing " + TOOL);
+        int rc = ToolProvider.getSystemJavaCompiler().run(null, null, null, "-d", classes.toString(), TOOL.toString());
+        assertEquals(0, rc, "javac " + TOOL);
+        ClassLoader loader = new URLClassLoader(new URL[] {classes.toUri().toURL()}, null);
+        summarize = loader.loadClass("LstopoSummary").getMethod("summarize", File.class);
+    }
+
+    static Stream<Path> xmlFixtures() throws Exception {
+        return TopologyFixtureTest.fixtureInputs().filter(p -> p.toString().endsWith(".xml"));
+    }
+
+    static Stream<Path> sysfsFixtures() throws Exception {
+        return TopologyFixtureTest.fixtureInputs().filter(p -> p.toString().endsWith(".tar.bz2"));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("xmlFixtures")
+    void xmlFixtureExpectedFileIsTheToolsOutput(Path xml) throws Exception {
+        assertEquals(Files.readString(expectedFile(xml)), summarize.invoke(null, xml.toFile()), xml.getFileName().toString());
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("sysfsFixtures")
+    void sysfsFixtureExpectedFileIsTheToolsOutputOnLstoposXml(Path dump, @TempDir Path tmp) throws Exception {
+        assumeTrue(run("lstopo", "--version").startsWith(HWLOC), "needs " + HWLOC + "x (Debian: hwloc-nox)");
+        Path root = TopologyFixtureTest.unpack(dump, Files.createDirectory(tmp.resolve("dump")));
+        Path xml = tmp.resolve("machine.xml");
+        run("lstopo", "-i", root.toString(), "--disallowed", "--of", "xml", xml.toString());
+        assertEquals(Files.readString(expectedFile(dump)), summarize.invoke(null, xml.toFile()), dump.getFileName().toString());
+    }
+
+    @Test
+    void commandLinePrintsTheSummary() throws Exception {
+        Path xml = xmlFixtures().findFirst().orElseThrow();
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        assertEquals(Files.readString(expectedFile(xml)), run(java, TOOL.toString(), xml.toString()));
+    }
+
+    static Path expectedFile(Path input) {
+        return input.resolveSibling(input.getFileName().toString().replaceAll("\\.(tar\\.bz2|xml)$", "") + ".expected.json");
+    }
+
+    /** stdout of a command that must succeed; "" when the program does not exist. */
+    static String run(String... command) throws Exception {
+        Process p;
+        try {
+            p = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+        } catch (IOException notInstalled) {
+            return "";
+        }
+        String out = new String(p.getInputStream().readAllBytes());
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS), String.join(" ", command) + " did not finish");
+        assertEquals(0, p.exitValue(), String.join(" ", command));
+        return out;
+    }
+}
