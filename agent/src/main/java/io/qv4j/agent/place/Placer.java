@@ -232,14 +232,17 @@ public final class Placer {
     }
 
     /**
-     * A thread whose mask is already narrower than the pool's universe, and not because qv4j put
-     * it there, was bound by the application (its thread factory, say): it is left as it is.
+     * A thread whose mask is already narrower than the pool's universe, and not one qv4j gave a
+     * thread (threads inherit their creator's mask: fork/join workers start each other), was
+     * bound by the application (its thread factory, say): it is left as it is.
      */
     private boolean boundByApplication(Worker w, Env e) {
         CpuSet now = Binder.currentMask();
         CpuSet universe = w.pool.parent != null ? w.pool.parent.and(e.jvm()) : e.jvm();
         if (now == null || now.equals(universe) || !universe.containsAll(now) || now.equals(w.cpuset)) return false;
         synchronized (registry.lock) {
+            for (Worker other : registry.liveWorkers().values()) if (now.equals(other.cpuset)) return false;
+            for (Pool p : registry.pools()) if (now.equals(p.scope) || now.equals(p.parent)) return false;
             if (w.slot >= 0) w.pool.slots.release(w.slot, Thread.currentThread());
             w.slot = -1;
             w.cpuset = now;

@@ -92,7 +92,12 @@ public final class Jvm {
         cmd.add(java.toString());
         if (!java.toString().contains("17")) cmd.add("--enable-native-access=ALL-UNNAMED");
         cmd.addAll(jvmArgs);
-        if (agentArgs != null) cmd.add("-javaagent:" + agentJar() + "=" + agentArgs + (agentArgs.isEmpty() ? "" : ",") + "report=" + report);
+        if (agentArgs != null) {
+            // node-wide claims in a directory of this run's own, unless the test is about claims:
+            // other JVMs on a shared machine (builds, tests) must not change what this one plans
+            String claims = agentArgs.contains("claims") ? "" : "claims-dir=" + Files.createTempDirectory("qv-claims") + ",";
+            cmd.add("-javaagent:" + agentJar() + "=" + agentArgs + (agentArgs.isEmpty() ? "" : ",") + claims + "report=" + report);
+        }
         cmd.add("-cp");
         cmd.add(String.join(File.pathSeparator, classpath));
         cmd.add(main);
