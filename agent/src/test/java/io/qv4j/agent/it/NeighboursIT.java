@@ -16,8 +16,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
- * Two JVMs started at the same moment with default options, one worker each: their workers land
- * on different PUs (kernel view), because every JVM that pins claims its PUs node-wide.
+ * Good neighbours: two JVMs started at the same moment with default options, one worker each, land
+ * on different PUs (kernel view), because every JVM that pins claims its PUs node-wide; and no
+ * piece gets more pinned workers than it has PUs.
  */
 class NeighboursIT {
 
@@ -50,6 +51,24 @@ class NeighboursIT {
         assertEquals(1, wb.cardinality(), b.get().toString());
         assertTrue(allowed().containsAll(wa.or(wb)));
         assertFalse(wa.intersects(wb), "both workers on " + wa + ": " + a.get() + b.get());
+    }
+
+    /** A pool of three workers per allowed PU, default options: no worker is pinned to a single PU; the report says why. */
+    @Test
+    @SuppressWarnings("unchecked")
+    void aPoolOfMoreWorkersThanPusPinsNoneOfThemToASinglePu() throws Exception {
+        CpuSet allowed = allowed();
+        assumeTrue(allowed.cardinality() >= 2, "on 1 PU every worker is on the one PU there is");
+        int n = 3 * allowed.cardinality();
+        Jvm.App a = Jvm.app(Path.of(System.getProperty("java.home"), "bin", "java"), List.of(), List.of(), "",
+                List.of("target/test-classes"), "io.qv4j.testapps.PoolApp", java.util.Set.of("thread"), "fixed", String.valueOf(n));
+        assertEquals(0, a.result().exitCode(), a.result().toString());
+        assertEquals(n, a.cpus().size(), a.result().toString());
+        for (String cpus : a.cpus().values()) assertTrue(CpuSet.parse(cpus).cardinality() > 1, a.cpus().toString());
+        boolean said = false;
+        for (Object p : (List<Object>) a.report().get("pools")) said |= Boolean.TRUE.equals(((java.util.Map<String, Object>) p).get("oversubscribed"));
+        assertTrue(said, a.report().toString());
+        assertTrue(a.result().stderr().contains("would oversubscribe"), a.result().stderr());
     }
 
     private static Jvm.Result run(List<String> cmd) {
