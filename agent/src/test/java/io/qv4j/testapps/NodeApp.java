@@ -14,7 +14,9 @@ import java.util.concurrent.Executors;
  * <li>{@code hold}: the pool's worker prints {@code thread NAME tid=TID cpus=LIST}, then the JVM waits
  * until its stdin closes (or it is killed);</li>
  * <li>{@code openhft CPU}: plain OpenHFT code locks CPU {@code CPU} with an {@code AffinityLock},
- * prints {@code locked CPU}, and holds it until stdin closes.</li>
+ * prints {@code locked CPU}, and holds it until stdin closes;</li>
+ * <li>{@code openhft-any}: plain OpenHFT code asks for any free CPU ({@code AffinityLock.acquireLock()}),
+ * prints {@code locked CPU} or {@code locked none}, releases it and ends.</li>
  * </ul>
  */
 public final class NodeApp {
@@ -42,6 +44,12 @@ public final class NodeApp {
                 System.out.println("locked " + lock.cpuId());
                 System.out.flush();
                 System.in.read();
+                lock.release();
+            }
+            case "openhft-any" -> {
+                net.openhft.affinity.AffinityLock lock = net.openhft.affinity.AffinityLock.acquireLock();
+                System.out.println("locked " + (lock.isAllocated() ? String.valueOf(lock.cpuId()) : "none"));
+                System.out.flush();
                 lock.release();
             }
             default -> throw new IllegalArgumentException(args[0]);
