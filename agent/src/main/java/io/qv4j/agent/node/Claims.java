@@ -251,7 +251,10 @@ public final class Claims {
         if (!takes()) return CpuSet.empty();
         List<Integer> fresh = new ArrayList<>();
         CpuSet lost = claimOwn(pus, fresh);
-        if (openhft != null && !fresh.isEmpty()) {
+        for (int i = fresh.size() - 1; i >= 0; i--) {
+            if (!held.containsKey(fresh.get(i))) fresh.remove(i); // a refusal meanwhile gave them back
+        }
+        if (openhft != null && !fresh.isEmpty() && takes()) {
             CpuSet busy = claimOpenHft(fresh);
             if (!busy.isEmpty()) {
                 release(busy);
