@@ -84,12 +84,17 @@ class NodeIT {
 
     /** As {@link #mpi(Jvm.Result[], String...)} with more agent options ({@code ,}-separated, after the claims directory). */
     Map<Integer, Map<String, String>> mpiWith(Jvm.Result[] out, String agentArgs, String... mpiArgs) throws Exception {
+        return mpiApp(out, agentArgs, List.of("threads"), mpiArgs);
+    }
+
+    Map<Integer, Map<String, String>> mpiApp(Jvm.Result[] out, String agentArgs, List<String> app, String... mpiArgs) throws Exception {
         Assumptions.assumeTrue(mpirun(), "mpirun not installed (Debian: apt-get install openmpi-bin): skipping the Open MPI tests");
         List<String> cmd = new ArrayList<>(List.of("mpirun", "--allow-run-as-root", "--tag-output"));
         cmd.addAll(List.of(mpiArgs));
         Path javatmp = Files.createDirectories(tmp.resolve("javatmp")); // OpenHFT's lock files: away from other tests' JVMs
         cmd.addAll(List.of(java(), "-Djava.io.tmpdir=" + javatmp, agent("claims-dir=" + tmp.resolve("claims") + agentArgs),
-                "-cp", "target/test-classes", "io.qv4j.testapps.NodeApp", "threads"));
+                "-cp", "target/test-classes", "io.qv4j.testapps.NodeApp"));
+        cmd.addAll(app);
         Jvm.Result r = Jvm.run(cmd);
         out[0] = r;
         assertEquals(0, r.exitCode(), r.toString());
@@ -161,7 +166,9 @@ class NodeIT {
         List<Integer> pus = allowedPus();
         Assumptions.assumeTrue(pus.size() >= 2, "needs 2 PUs");
         Jvm.Result[] r = new Jvm.Result[1];
-        Map<Integer, Map<String, String>> ranks = mpiWith(r, ",claims=node,verbose=true", "--bind-to", "none", "-np", "2");
+        // both ranks alive together (else a rank that ended has no claims left to avoid)
+        Map<Integer, Map<String, String>> ranks = mpiApp(r, ",claims=node,verbose=true", List.of("threads-together", tmp.resolve("placed").toString(), "2"),
+                "--bind-to", "none", "-np", "2");
         assertEquals(2, ranks.size(), r[0].toString());
         for (int rank = 0; rank < 2; rank++) {
             Map<String, String> jvm = jvmThreads(ranks.get(rank));
@@ -172,8 +179,8 @@ class NodeIT {
         }
         // the pools inside still take node-wide claims: one worker per PU
         String w0 = worker(ranks.get(0)), w1 = worker(ranks.get(1));
-        assertTrue(pus.contains(Integer.parseInt(w0)) && pus.contains(Integer.parseInt(w1)), "workers pinned to one PU each: " + w0 + ", " + w1);
-        assertNotEquals(w0, w1, "the ranks' pools land on different PUs");
+        assertTrue(pus.contains(Integer.parseInt(w0)) && pus.contains(Integer.parseInt(w1)), "workers pinned to one PU each: " + w0 + ", " + w1 + ": " + r[0]);
+        assertNotEquals(w0, w1, "the ranks' pools land on different PUs: " + r[0]);
     }
 
     @Test
