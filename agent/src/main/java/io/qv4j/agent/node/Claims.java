@@ -454,12 +454,15 @@ public final class Claims {
     }
 
     private synchronized void releaseAllOpenHft() {
+        heldAtExit = openHftHeld(); // a report written at exit still says what was held
         for (int pu : new ArrayList<>(hft.keySet())) releaseOpenHft(pu);
     }
 
-    /** The PUs this JVM also holds on OpenHFT's side ({@code cpu-N.lock} in {@link #openHftDir()}). */
+    private CpuSet heldAtExit = CpuSet.empty();
+
+    /** The PUs this JVM also holds on OpenHFT's side ({@code cpu-N.lock} in {@link #openHftDir()}); at exit, those it held. */
     public synchronized CpuSet openHftHeld() {
-        CpuSet out = CpuSet.empty();
+        CpuSet out = heldAtExit;
         for (int pu : hft.keySet()) out = out.or(CpuSet.of(pu));
         return out;
     }
