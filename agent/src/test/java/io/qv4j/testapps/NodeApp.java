@@ -11,10 +11,14 @@ import java.util.concurrent.Executors;
  * <ul>
  * <li>{@code threads}: one fixed pool of one thread runs a task, then every task of the process
  * prints {@code task COMM tid=TID cpus=LIST} (kernel view from /proc/self/task/TID/status);</li>
+ * <li>{@code threads-together DIR N}: as {@code threads}, the task lines printed once {@code N} such processes
+ * have placed their pool (each leaves a file in {@code DIR}), so that they are all alive together;</li>
  * <li>{@code hold}: the pool's worker prints {@code thread NAME tid=TID cpus=LIST}, then the JVM waits
  * until its stdin closes (or it is killed);</li>
  * <li>{@code openhft CPU}: plain OpenHFT code locks CPU {@code CPU} with an {@code AffinityLock},
- * prints {@code locked CPU}, and holds it until stdin closes.</li>
+ * prints {@code locked CPU}, and holds it until stdin closes;</li>
+ * <li>{@code openhft-any}: plain OpenHFT code asks for any free CPU ({@code AffinityLock.acquireLock()}),
+ * prints {@code locked CPU} or {@code locked none}, releases it and ends.</li>
  * </ul>
  */
 public final class NodeApp {
@@ -24,6 +28,23 @@ public final class NodeApp {
             case "threads" -> {
                 ExecutorService pool = Executors.newFixedThreadPool(1);
                 pool.submit(() -> { }).get();
+                for (String line : tasks()) System.out.println(line);
+                pool.shutdown();
+            }
+            case "threads-together" -> {
+                // as threads, but the task lines come once N processes have placed their pool (files in DIR): all alive together
+                ExecutorService pool = Executors.newFixedThreadPool(1);
+                pool.submit(() -> { }).get();
+                Path dir = Path.of(args[1]);
+                Files.createDirectories(dir);
+                Files.writeString(dir.resolve("placed-" + ProcessHandle.current().pid()), "");
+                long end = System.nanoTime() + 60_000_000_000L;
+                while (System.nanoTime() < end) {
+                    try (var s = Files.list(dir)) {
+                        if (s.count() >= Integer.parseInt(args[2])) break;
+                    }
+                    Thread.sleep(50);
+                }
                 for (String line : tasks()) System.out.println(line);
                 pool.shutdown();
             }
@@ -42,6 +63,12 @@ public final class NodeApp {
                 System.out.println("locked " + lock.cpuId());
                 System.out.flush();
                 System.in.read();
+                lock.release();
+            }
+            case "openhft-any" -> {
+                net.openhft.affinity.AffinityLock lock = net.openhft.affinity.AffinityLock.acquireLock();
+                System.out.println("locked " + (lock.isAllocated() ? String.valueOf(lock.cpuId()) : "none"));
+                System.out.flush();
                 lock.release();
             }
             default -> throw new IllegalArgumentException(args[0]);

@@ -93,6 +93,16 @@ public final class Node {
         return scope.scope();
     }
 
+    /** The launcher's decision: {@code none}, {@code split}, {@code bound-by-launcher}, {@code unbound-launcher-none}, {@code unbound-oversubscribed}. */
+    public LauncherScope.Decision launcherDecision() {
+        return scope.decision();
+    }
+
+    /** The claims mode in effect: {@code node} (taking), {@code observe}, {@code refused} (asked to take, directory refused), {@code off}. */
+    public String claimsMode() {
+        return claimsMode;
+    }
+
     /** Node-wide claims (taking, or only observing), or null when off. */
     public Claims claims() {
         return claims;
@@ -105,6 +115,9 @@ public final class Node {
         m.put("localSize", rank == null ? null : rank.size());
         m.put("launcher", rank == null ? null : rank.source());
         m.put("launcherBound", scope.launcherBound());
+        m.put("launcherDecision", scope.decision().word());
+        m.put("launcherNoBinding", rank == null ? null : rank.noBinding());
+        m.put("oversubscribed", scope.oversubscribed());
         m.put("jvmScope", scope.scope().toString());
         m.put("sharedPiece", scope.shared());
         m.put("scopeDetail", scope.detail());
@@ -116,6 +129,11 @@ public final class Node {
         m.put("claimsDir", claims == null || claims.dir() == null ? null : claims.dir().toString());
         m.put("claimsRefused", claims == null ? null : claims.refused());
         m.put("claimed", claims == null ? null : claims.mine().toString());
+        m.put("openhftDir", claims == null || claims.openHftDir() == null ? null : claims.openHftDir().toString());
+        m.put("openhftHeld", claims == null ? null : claims.openHftHeld().toString());
+        Map<String, Object> skipped = new LinkedHashMap<>();
+        if (claims != null) claims.openHftSkipped().forEach((pu, why) -> skipped.put(String.valueOf(pu), why));
+        m.put("openhftSkipped", skipped);
         return m;
     }
 }

@@ -28,9 +28,9 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Several JVMs on one node, through forked JVMs on JDK 17: mpirun with and
- * without Open MPI's binding and oversubscribed, node-wide claims between JVMs started
- * separately, an OpenHFT lock held by another JVM, hostile claims directories. The kernel's view
+ * Several JVMs on one node, through forked JVMs on JDK 17: local ranks split the node; mpirun with
+ * Open MPI's binding, with --bind-to none and oversubscribed; node-wide claims between JVMs started
+ * separately; OpenHFT in another JVM, both orders; hostile claims directories. The kernel's view
  * of every thread comes from /proc/self/task/TID/status, printed by the application itself.
  * This machine: 2 PUs (0, 1), one core each.
  */
@@ -66,13 +66,34 @@ class NodeIT {
         return false;
     }
 
+    /** The allowed set as a list of PUs. */
+    static List<Integer> allowedPus() throws IOException {
+        List<Integer> out = new ArrayList<>();
+        for (String part : allowed().split(",")) {
+            String[] ab = part.split("-");
+            for (int i = Integer.parseInt(ab[0]); i <= Integer.parseInt(ab[ab.length - 1]); i++) out.add(i);
+        }
+        return out;
+    }
+
     /** {@code mpirun --tag-output ... java -javaagent NodeApp threads}: each rank's tasks and their cpus. */
     Map<Integer, Map<String, String>> mpi(Jvm.Result[] out, String... mpiArgs) throws Exception {
+        return mpiWith(out, "", mpiArgs);
+    }
+
+    /** As {@link #mpi(Jvm.Result[], String...)} with more agent options ({@code ,}-separated, after the claims directory). */
+    Map<Integer, Map<String, String>> mpiWith(Jvm.Result[] out, String agentArgs, String... mpiArgs) throws Exception {
+        return mpiApp(out, agentArgs, List.of("threads"), mpiArgs);
+    }
+
+    Map<Integer, Map<String, String>> mpiApp(Jvm.Result[] out, String agentArgs, List<String> app, String... mpiArgs) throws Exception {
         Assumptions.assumeTrue(mpirun(), "mpirun not installed (Debian: apt-get install openmpi-bin): skipping the Open MPI tests");
         List<String> cmd = new ArrayList<>(List.of("mpirun", "--allow-run-as-root", "--tag-output"));
         cmd.addAll(List.of(mpiArgs));
-        cmd.addAll(List.of(java(), agent("claims-dir=" + tmp.resolve("claims")), "-cp", "target/test-classes",
-                "io.qv4j.testapps.NodeApp", "threads"));
+        Path javatmp = Files.createDirectories(tmp.resolve("javatmp")); // OpenHFT's lock files: away from other tests' JVMs
+        cmd.addAll(List.of(java(), "-Djava.io.tmpdir=" + javatmp, agent("claims-dir=" + tmp.resolve("claims") + agentArgs),
+                "-cp", "target/test-classes", "io.qv4j.testapps.NodeApp"));
+        cmd.addAll(app);
         Jvm.Result r = Jvm.run(cmd);
         out[0] = r;
         assertEquals(0, r.exitCode(), r.toString());
@@ -88,11 +109,43 @@ class NodeIT {
         return ranks;
     }
 
+    static final String WORKER = "pool-1-thread-1";
+
+    /** The tasks of a rank other than its pool's worker: the JVM's own threads (main, GC, JIT, ...). */
+    static Map<String, String> jvmThreads(Map<String, String> tasks) {
+        Map<String, String> out = new TreeMap<>(tasks);
+        out.keySet().removeIf(k -> k.startsWith(WORKER + "/"));
+        return out;
+    }
+
+    static String worker(Map<String, String> tasks) {
+        return tasks.entrySet().stream().filter(e -> e.getKey().startsWith(WORKER + "/")).map(Map.Entry::getValue).findFirst()
+                .orElseThrow(() -> new AssertionError("no worker in " + tasks));
+    }
+
+    /** Each rank's tasks, the ranks started one after the other with Open MPI's variables (no binding policy): NodeApp threads. */
+    Map<Integer, Map<String, String>> ranksByEnv(int size) throws Exception {
+        Map<Integer, Map<String, String>> ranks = new TreeMap<>();
+        for (int rank = 0; rank < size; rank++) {
+            Jvm.Result r = Jvm.run(List.of("env", "OMPI_COMM_WORLD_LOCAL_RANK=" + rank, "OMPI_COMM_WORLD_LOCAL_SIZE=" + size, java(),
+                    "-Djava.io.tmpdir=" + Files.createDirectories(tmp.resolve("javatmp")), agent("claims-dir=" + tmp.resolve("claims")),
+                    "-cp", "target/test-classes", "io.qv4j.testapps.NodeApp", "threads"));
+            assertEquals(0, r.exitCode(), r.toString());
+            Map<String, String> tasks = new TreeMap<>();
+            for (String line : r.stdout().split("\n")) {
+                if (!line.startsWith("task ")) continue;
+                String[] w = line.substring(5).split(" ");
+                tasks.put(w[0] + "/" + w[1], w[2].substring(5));
+            }
+            ranks.put(rank, tasks);
+        }
+        return ranks;
+    }
+
     @Test
-    void mpirunWithoutBindingSplitsTheNodeAndBindsEveryThread() throws Exception {
-        Jvm.Result[] r = new Jvm.Result[1];
-        Map<Integer, Map<String, String>> ranks = mpi(r, "--bind-to", "none", "-np", "2");
-        assertEquals(2, ranks.size(), r[0].toString());
+    void localRanksSplitTheNodeAndBindEveryThread() throws Exception {
+        Assumptions.assumeTrue(allowedPus().size() >= 2, "needs 2 PUs");
+        Map<Integer, Map<String, String>> ranks = ranksByEnv(2);
         for (int rank = 0; rank < 2; rank++) {
             Map<String, String> tasks = ranks.get(rank);
             assertTrue(tasks.keySet().stream().anyMatch(k -> k.startsWith("GC_Thread")), "GC threads listed: " + tasks);
@@ -108,6 +161,28 @@ class NodeIT {
     }
 
     @Test
+    void mpirunBindToNoneIsTheUsersOffSwitchAndPoolsStillAvoidEachOther() throws Exception {
+        List<Integer> pus = allowedPus();
+        Assumptions.assumeTrue(pus.size() >= 2, "needs 2 PUs");
+        Jvm.Result[] r = new Jvm.Result[1];
+        // both ranks alive together (else a rank that ended has no claims left to avoid)
+        Map<Integer, Map<String, String>> ranks = mpiApp(r, ",claims=node,verbose=true", List.of("threads-together", tmp.resolve("placed").toString(), "2"),
+                "--bind-to", "none", "-np", "2");
+        assertEquals(2, ranks.size(), r[0].toString());
+        for (int rank = 0; rank < 2; rank++) {
+            Map<String, String> jvm = jvmThreads(ranks.get(rank));
+            assertTrue(jvm.keySet().stream().anyMatch(k -> k.startsWith("GC_Thread")), "GC threads listed: " + jvm);
+            assertEquals(Set1.of(allowed()), new TreeSet<>(jvm.values()), "no whole-process split, rank " + rank + ": " + jvm);
+            assertTrue(r[0].stderr().contains("local rank " + rank + "/2 (Open MPI): the launcher was told not to bind"
+                    + " (OMPI_MCA_hwloc_base_binding_policy=none): pus " + allowed() + ", the process is not bound"), r[0].stderr());
+        }
+        // the pools inside still take node-wide claims: one worker per PU
+        String w0 = worker(ranks.get(0)), w1 = worker(ranks.get(1));
+        assertTrue(pus.contains(Integer.parseInt(w0)) && pus.contains(Integer.parseInt(w1)), "workers pinned to one PU each: " + w0 + ", " + w1 + ": " + r[0]);
+        assertNotEquals(w0, w1, "the ranks' pools land on different PUs: " + r[0]);
+    }
+
+    @Test
     void mpirunDefaultBindingIsTheScope() throws Exception {
         Assumptions.assumeTrue(twoPus(), "this check expects 2 PUs, one core each (Open MPI binds 2 ranks to cores)");
         Jvm.Result[] r = new Jvm.Result[1];
@@ -120,16 +195,18 @@ class NodeIT {
     }
 
     @Test
-    void mpirunOversubscribedSharesPieces() throws Exception {
-        Assumptions.assumeTrue(twoPus(), "this check expects 2 PUs");
+    void mpirunOversubscribedLeavesRanksUnbound() throws Exception {
+        int pus = allowedPus().size();
+        Assumptions.assumeTrue(pus < 4, "4 ranks oversubscribe fewer than 4 PUs; this machine allows " + allowed());
         Jvm.Result[] r = new Jvm.Result[1];
-        Map<Integer, Map<String, String>> ranks = mpi(r, "--oversubscribe", "--bind-to", "none", "-np", "4");
+        Map<Integer, Map<String, String>> ranks = mpi(r, "--oversubscribe", "-np", "4");
         assertEquals(4, ranks.size(), r[0].toString());
         for (int rank = 0; rank < 4; rank++) {
-            String piece = rank < 2 ? "0" : "1";
-            assertEquals(Set1.of(piece), new TreeSet<>(ranks.get(rank).values()), "rank " + rank + ": " + ranks.get(rank));
-            assertTrue(r[0].stderr().contains("local rank " + rank + "/4 (Open MPI): 4 local ranks on 2 PUs (oversubscribed): this JVM shares pus "
-                    + piece + " with other ranks"), r[0].stderr());
+            Map<String, String> jvm = jvmThreads(ranks.get(rank));
+            assertEquals(Set1.of(allowed()), new TreeSet<>(jvm.values()), "rank " + rank + " unbound: " + jvm);
+            String msg = "local rank " + rank + "/4 (Open MPI): 4 local ranks on " + pus + " PUs (oversubscribed): this process is left unbound"
+                    + " (JVM scope: all allowed pus " + allowed() + ")";
+            assertEquals(1, r[0].stderr().split(java.util.regex.Pattern.quote(msg), -1).length - 1, "one message for rank " + rank + ": " + r[0].stderr());
         }
     }
 
@@ -185,7 +262,8 @@ class NodeIT {
     void separateJvmsClaimDifferentPusAndAKilledJvmsClaimsVanish() throws Exception {
         Assumptions.assumeTrue(twoPus(), "this check expects 2 PUs, one core each");
         Path dir = tmp.resolve("claims");
-        List<String> args = List.of(agent("split-at=core,color=packed,claims=node,claims-dir=" + dir));
+        List<String> args = List.of("-Djava.io.tmpdir=" + Files.createDirectories(tmp.resolve("javatmp")),
+                agent("split-at=core,color=packed,claims=node,claims-dir=" + dir));
         Held a = hold(args, "hold");
         Held b = null, c = null;
         try {
@@ -217,7 +295,8 @@ class NodeIT {
             String before = Files.readString(Path.of("/proc/locks"));
             Path report = tmp.resolve("report.json");
             Jvm.Result r = Jvm.run(List.of(java(), "-Djava.io.tmpdir=" + tmpdir,
-                    agent("split-at=core,color=spread,report=" + report), "-cp", "target/test-classes", "io.qv4j.testapps.PoolApp", "fixed", "1"));
+                    agent("split-at=core,color=spread,claims=node,claims-dir=" + tmp.resolve("claims") + ",report=" + report),
+                    "-cp", "target/test-classes", "io.qv4j.testapps.PoolApp", "fixed", "1"));
             assertEquals(0, r.exitCode(), r.toString());
             assertTrue(r.stdout().contains("thread pool-1-thread-1 tid="), r.toString());
             assertTrue(r.stdout().strip().endsWith("cpus=0"), "worker on PU 0: " + r);
@@ -238,6 +317,44 @@ class NodeIT {
         assertEquals(0, r.exitCode(), r.toString());
         Map<String, Object> pool = pool(report, "pool-1");
         assertEquals("0-1", pool.get("universe"), "no holder: the whole scope: " + pool);
+    }
+
+    @Test
+    void openHftInAnotherJvmSteersAroundOurWorker() throws Exception {
+        List<Integer> pus = allowedPus();
+        Assumptions.assumeTrue(pus.size() >= 2, "needs 2 PUs: with one there is nothing to steer to");
+        // Our JVM confined to the last allowed PU (OpenHFT never locks CPU 0, so ours must be one it would take).
+        int ours = pus.get(pus.size() - 1);
+        Path tmpdir = Files.createDirectories(tmp.resolve("javatmp"));
+        List<String> jvm = new ArrayList<>(List.of("taskset", "-c", String.valueOf(ours), java(), "-Djava.io.tmpdir=" + tmpdir,
+                agent("claims=node,claims-dir=" + tmp.resolve("claims"))));
+        List<String> cmd = new ArrayList<>(jvm);
+        cmd.addAll(List.of("-cp", classpath(), "io.qv4j.testapps.NodeApp", "hold"));
+        Path err = Files.createTempFile(tmp, "stderr", ".txt");
+        Process p = new ProcessBuilder(cmd).redirectError(err.toFile()).start();
+        try {
+            String line = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8)).readLine();
+            assertTrue(line != null && line.contains("cpus="), "holder: " + line + " " + Files.readString(err));
+            assertEquals(String.valueOf(ours), line.substring(line.indexOf("cpus=") + 5), "our worker: " + Files.readString(err));
+            Path f = tmpdir.resolve("cpu-" + ours + ".lock");
+            assertTrue(Files.readString(Path.of("/proc/locks")).contains(lockKey(f)), "OpenHFT's lock file of our PU is locked");
+            Jvm.Result r = Jvm.run(List.of(java(), "-Djava.io.tmpdir=" + tmpdir, "-cp", classpath(), "io.qv4j.testapps.NodeApp", "openhft-any"));
+            assertEquals(0, r.exitCode(), r.toString());
+            String got = r.stdout().strip();
+            assertTrue(got.startsWith("locked "), r.toString());
+            assertNotEquals("locked " + ours, got, "OpenHFT took our worker's PU: " + r);
+            if (pus.equals(List.of(0, 1))) assertEquals("locked none", got, "CPU 0 is never OpenHFT's, CPU 1 is ours: " + r);
+        } finally {
+            p.getOutputStream().close();
+            p.waitFor(20, TimeUnit.SECONDS);
+            p.destroyForcibly();
+        }
+        assertFalse(Files.exists(tmpdir.resolve("cpu-" + ours + ".lock")), "our OpenHFT-side lock file is removed at a normal exit");
+        // control: with our JVM gone, OpenHFT takes that PU
+        if (pus.equals(List.of(0, 1))) {
+            Jvm.Result r = Jvm.run(List.of(java(), "-Djava.io.tmpdir=" + tmpdir, "-cp", classpath(), "io.qv4j.testapps.NodeApp", "openhft-any"));
+            assertEquals("locked 1", r.stdout().strip(), r.toString());
+        }
     }
 
     @SuppressWarnings("unchecked")

@@ -1,6 +1,7 @@
 package io.qv4j.agent.node;
 
 import io.qv4j.topology.CpuSet;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -20,7 +21,7 @@ class ClaimsTest {
     @Test
     void claimingMakesOwnerOnlyLockFilesAndReleasingLetsGo(@TempDir Path tmp) throws Exception {
         Path dir = tmp.resolve("claims");
-        Claims c = Claims.open(dir, true);
+        Claims c = Claims.open(dir, true, tmp);
         assertTrue(c.takes());
         assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(dir)));
         assertEquals(CpuSet.empty(), c.claim(CpuSet.parse("0-2")));
@@ -34,8 +35,8 @@ class ClaimsTest {
 
     @Test
     void aPuAnotherHolderLockedIsReportedLost(@TempDir Path tmp) {
-        Claims first = Claims.open(tmp.resolve("c"), true);
-        Claims second = Claims.open(tmp.resolve("c"), true);
+        Claims first = Claims.open(tmp.resolve("c"), true, tmp);
+        Claims second = Claims.open(tmp.resolve("c"), true, tmp);
         first.claim(CpuSet.parse("3"));
         assertEquals(CpuSet.parse("3"), second.claim(CpuSet.parse("3-4")));
         assertEquals(CpuSet.parse("4"), second.mine());
@@ -43,7 +44,7 @@ class ClaimsTest {
 
     @Test
     void observingTakesNothing(@TempDir Path tmp) {
-        Claims c = Claims.open(tmp.resolve("c"), false);
+        Claims c = Claims.open(tmp.resolve("c"), false, tmp);
         assertFalse(c.takes());
         assertEquals(CpuSet.empty(), c.claim(CpuSet.parse("0")));
         assertFalse(Files.exists(tmp.resolve("c").resolve("pu-0.lock")));
@@ -53,20 +54,20 @@ class ClaimsTest {
     void aClaimsDirectoryThatIsALinkOrOpenToOthersIsRefused(@TempDir Path tmp) throws Exception {
         Path real = Files.createDirectory(tmp.resolve("real"));
         Path link = Files.createSymbolicLink(tmp.resolve("link"), real);
-        Claims viaLink = Claims.open(link, true);
+        Claims viaLink = Claims.open(link, true, tmp);
         assertFalse(viaLink.takes());
         assertNotNull(viaLink.refused());
         assertTrue(viaLink.refused().contains("symbolic link"), viaLink.refused());
 
         Path open = Files.createDirectory(tmp.resolve("open"));
         Files.setPosixFilePermissions(open, PosixFilePermissions.fromString("rwxrwxrwx"));
-        assertTrue(Claims.open(open, true).refused().contains("writable by group or others"));
+        assertTrue(Claims.open(open, true, tmp).refused().contains("writable by group or others"));
     }
 
     @Test
     void aPlantedLinkAtALockFileIsNeverFollowed(@TempDir Path tmp) throws Exception {
         Path dir = tmp.resolve("c");
-        Claims c = Claims.open(dir, true);
+        Claims c = Claims.open(dir, true, tmp);
         Path victim = Files.writeString(tmp.resolve("victim"), "keep");
         Files.createSymbolicLink(dir.resolve("pu-5.lock"), victim);
         c.claim(CpuSet.parse("5"));
@@ -74,5 +75,108 @@ class ClaimsTest {
         assertTrue(Files.isSymbolicLink(dir.resolve("pu-5.lock")));
         assertFalse(c.mine().contains(5));
         assertFalse(Files.exists(dir.resolve("pu-5.lock"), LinkOption.NOFOLLOW_LINKS) && !Files.isSymbolicLink(dir.resolve("pu-5.lock")));
+    }
+
+    // ---- OpenHFT's side: cpu-N.lock in java.io.tmpdir ------------------------------------------
+
+    /** Whether a live process holds a lock on {@code f}, from /proc/locks (nothing opened). */
+    static boolean locked(Path f) {
+        String k = Claims.key(f);
+        return k != null && Claims.liveLocks().containsKey(k);
+    }
+
+    /** A file's text read by another process: opening and closing it here would drop this process's POSIX locks on it. */
+    static String catFile(Path f) throws Exception {
+        Process p = new ProcessBuilder("cat", f.toString()).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertEquals(0, p.waitFor(), out);
+        return out;
+    }
+
+    @Test
+    void aClaimIsAlsoHeldOnOpenHftsSideAndReleasedWithIt(@TempDir Path tmp) throws Exception {
+        Path hft = Files.createDirectory(tmp.resolve("javatmp"));
+        Claims c = Claims.open(tmp.resolve("c"), true, hft);
+        assertEquals(CpuSet.empty(), c.claim(CpuSet.parse("1-2")));
+        assertEquals(CpuSet.parse("1-2"), c.openHftHeld());
+        Path f = hft.resolve("cpu-1.lock");
+        assertTrue(Files.isRegularFile(f, LinkOption.NOFOLLOW_LINKS));
+        assertEquals("rw-r--r--", PosixFilePermissions.toString(Files.getPosixFilePermissions(f)));
+        assertTrue(locked(f), "an exclusive lock, visible in /proc/locks");
+        assertEquals(String.valueOf(Claims.ownPid()), catFile(f).split("\n")[0], "the pid first, as OpenHFT reads it");
+        assertTrue(c.openHftSkipped().isEmpty());
+        // its own others() does not count its own OpenHFT locks
+        assertEquals(CpuSet.empty(), c.others(CpuSet.parse("0-3")));
+        // another claimant on the same node sees both sides taken
+        Claims other = Claims.open(tmp.resolve("c2"), true, hft);
+        assertEquals(CpuSet.parse("1-2"), other.others(CpuSet.parse("0-3")));
+        assertEquals(CpuSet.parse("2"), other.claim(CpuSet.parse("2-3")), "PU 2's OpenHFT file is held: lost");
+        assertEquals(CpuSet.parse("3"), other.mine(), "the lost PU's own claim is given back");
+        c.release(CpuSet.parse("1"));
+        assertFalse(Files.exists(f, LinkOption.NOFOLLOW_LINKS), "deleted on release, as OpenHFT does");
+        assertEquals(CpuSet.parse("2"), c.openHftHeld());
+    }
+
+    @Test
+    void anUnlockedStaleFileOfThisUserIsReusedNotTruncatedBeforeTheLock(@TempDir Path tmp) throws Exception {
+        Path hft = Files.createDirectory(tmp.resolve("javatmp"));
+        Path f = Files.writeString(hft.resolve("cpu-4.lock"), "99999\n2026.01.01 at 00:00:00 UTC\nmore text that is longer than ours\n");
+        Claims c = Claims.open(tmp.resolve("c"), true, hft);
+        assertEquals(CpuSet.empty(), c.claim(CpuSet.parse("4")));
+        assertEquals(CpuSet.parse("4"), c.openHftHeld());
+        assertTrue(locked(f));
+        String text = catFile(f);
+        assertTrue(text.startsWith(Claims.ownPid() + "\n"), text);
+        assertTrue(locked(f));
+        c.release(CpuSet.parse("4"));
+        assertFalse(Files.exists(f));
+    }
+
+    @Test
+    void aLinkOrAnotherUsersFileIsSkippedForThatPuOnly(@TempDir Path tmp) throws Exception {
+        Path hft = Files.createDirectory(tmp.resolve("javatmp"));
+        Path victim = Files.writeString(tmp.resolve("victim"), "keep");
+        Files.createSymbolicLink(hft.resolve("cpu-5.lock"), victim);
+        Files.createDirectory(hft.resolve("cpu-6.lock"));
+        Claims c = Claims.open(tmp.resolve("c"), true, hft);
+        assertEquals(CpuSet.empty(), c.claim(CpuSet.parse("5-7")));
+        assertEquals(CpuSet.parse("5-7"), c.mine(), "the qv4j claims hold");
+        assertEquals(CpuSet.parse("7"), c.openHftHeld());
+        assertEquals("keep", Files.readString(victim));
+        assertTrue(Files.isSymbolicLink(hft.resolve("cpu-5.lock")));
+        assertTrue(c.openHftSkipped().get(5).contains("symbolic link"), c.openHftSkipped().toString());
+        assertTrue(c.openHftSkipped().get(6).contains("not a plain file"), c.openHftSkipped().toString());
+        c.release(CpuSet.parse("5-7"));
+        assertTrue(Files.isSymbolicLink(hft.resolve("cpu-5.lock")), "a link is never deleted");
+        assertEquals("keep", Files.readString(victim));
+    }
+
+    @Test
+    void anotherUsersFileIsNeitherOpenedNorChanged(@TempDir Path tmp) throws Exception {
+        Assumptions.assumeTrue("root".equals(System.getProperty("user.name")), "needs root to chown a file to nobody");
+        Path hft = Files.createDirectory(tmp.resolve("javatmp"));
+        Path f = Files.writeString(hft.resolve("cpu-3.lock"), "12345\n");
+        Process chown = new ProcessBuilder("chown", "nobody", f.toString()).inheritIO().start();
+        Assumptions.assumeTrue(chown.waitFor() == 0, "chown nobody failed");
+        Claims c = Claims.open(tmp.resolve("c"), true, hft);
+        assertEquals(CpuSet.empty(), c.claim(CpuSet.parse("3")));
+        assertEquals(CpuSet.parse("3"), c.mine());
+        assertEquals(CpuSet.empty(), c.openHftHeld());
+        assertTrue(c.openHftSkipped().get(3).contains("belongs to uid"), c.openHftSkipped().toString());
+        assertEquals("12345\n", Files.readString(f));
+        assertFalse(locked(f));
+    }
+
+    @Test
+    void openHftsOwnCheckSeesTheClaim(@TempDir Path tmp) throws Exception {
+        // In another process OpenHFT's shared-lock check is refused; in this one the JDK refuses it with
+        // OverlappingFileLockException, which OpenHFT also reads as busy. Only the first is the real
+        // case (see NodeIT), this checks the lock type: a shared lock on our file is never granted.
+        Path hft = Files.createDirectory(tmp.resolve("javatmp"));
+        Claims c = Claims.open(tmp.resolve("c"), true, hft);
+        c.claim(CpuSet.parse("1"));
+        assertTrue(locked(hft.resolve("cpu-1.lock")));
+        assertTrue(Files.readString(Path.of("/proc/locks")).lines().anyMatch(l -> l.contains(" WRITE ") && l.contains(Claims.key(hft.resolve("cpu-1.lock")))),
+                "an exclusive (WRITE) lock");
     }
 }

@@ -6,6 +6,7 @@ import io.qv4j.topology.SyntheticSpec;
 import io.qv4j.topology.Topology;
 import org.junit.jupiter.api.Test;
 
+import java.util.List;
 import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -39,8 +40,8 @@ class LauncherScopeTest {
                 LocalRank.detect(null, Map.of("SLURM_LOCALID", "0", "SLURM_NODEID", "3", "SLURM_TASKS_PER_NODE", "2(x3),1")));
         assertEquals(new LocalRank(1, 4, "Slurm", true), LocalRank.detect(null, Map.of("SLURM_LOCALID", "1", "SLURM_NODEID", "0",
                 "SLURM_STEP_TASKS_PER_NODE", "4,2", "SLURM_TASKS_PER_NODE", "8", "SLURM_CPU_BIND_TYPE", "mask_cpu:")));
-        assertEquals(new LocalRank(1, 2, "Slurm", false), LocalRank.detect(null, Map.of("SLURM_LOCALID", "1", "SLURM_NTASKS_PER_NODE", "2",
-                "SLURM_CPU_BIND_TYPE", "none")));
+        assertEquals(new LocalRank(1, 2, "Slurm", false, "SLURM_CPU_BIND_TYPE=none"), LocalRank.detect(null, Map.of("SLURM_LOCALID", "1",
+                "SLURM_NTASKS_PER_NODE", "2", "SLURM_CPU_BIND_TYPE", "none")));
     }
 
     @Test
@@ -57,20 +58,71 @@ class LauncherScopeTest {
     void rankSplitAtAType() {
         LauncherScope s = LauncherScope.compute(BIG, BIG.allowed(), new LocalRank(1, 2, "x", false), HwType.NUMANODE, null, false);
         assertEquals(CpuSet.parse("16-31"), s.scope(), "AUTO: 2 ranks on 4 NUMA nodes take 2 each");
+        assertEquals(LauncherScope.Decision.SPLIT, s.decision());
         s = LauncherScope.compute(BIG, BIG.allowed(), new LocalRank(5, 8, "x", false), HwType.NUMANODE, null, false);
-        assertEquals(CpuSet.parse("16-23"), s.scope(), "8 ranks on 4 nodes: packed blocks of 2");
+        assertEquals(CpuSet.parse("16-23"), s.scope(), "8 ranks on 4 nodes: packed blocks of 2, 8 PUs for 2 ranks");
         assertTrue(s.shared());
+        assertFalse(s.oversubscribed());
     }
 
     @Test
-    void oversubscribedRanksSharePieces() {
+    void moreRanksThanPusAreLeftUnbound() {
         Topology two = SyntheticSpec.parse("core:2");
         for (int r = 0; r < 4; r++) {
             LauncherScope s = LauncherScope.compute(two, two.allowed(), new LocalRank(r, 4, "Open MPI", false), null, null, false);
-            assertEquals(CpuSet.of(r / 2), s.scope());
-            assertTrue(s.shared());
-            assertEquals("local rank " + r + "/4 (Open MPI): 4 local ranks on 2 PUs (oversubscribed): this JVM shares pus " + r / 2 + " with other ranks",
-                    s.messages().get(0));
+            assertEquals(two.allowed(), s.scope(), "unbound: the allowed set");
+            assertEquals(LauncherScope.Decision.UNBOUND_OVERSUBSCRIBED, s.decision());
+            assertTrue(s.oversubscribed());
+            assertFalse(s.shared());
+            assertEquals(List.of("local rank " + r + "/4 (Open MPI): 4 local ranks on 2 PUs (oversubscribed): this process is left unbound"
+                    + " (JVM scope: all allowed pus 0-1), as Open MPI leaves oversubscribed ranks"), s.messages());
+        }
+        // exactly one PU per rank is not oversubscribed
+        LauncherScope s = LauncherScope.compute(two, two.allowed(), new LocalRank(1, 2, "Open MPI", false), null, null, false);
+        assertEquals(CpuSet.of(1), s.scope());
+        assertEquals(LauncherScope.Decision.SPLIT, s.decision());
+        // the allowed set, not the machine, counts: 3 ranks on 2 allowed PUs of 32
+        s = LauncherScope.compute(BIG, CpuSet.parse("6-7"), new LocalRank(0, 3, "Slurm", false), null, null, false);
+        assertEquals(CpuSet.parse("6-7"), s.scope());
+        assertTrue(s.oversubscribed());
+        // rank-split-at: 3 ranks on a 2-PU piece of 2 NUMA pieces is oversubscribed, whatever the rank
+        Topology small = SyntheticSpec.parse("numa:2 core:2");
+        for (int r = 0; r < 6; r++) {
+            s = LauncherScope.compute(small, CpuSet.parse("0-3"), new LocalRank(r, 6, "x", false), HwType.NUMANODE, null, false);
+            assertTrue(s.oversubscribed(), "rank " + r + ": " + s);
+            assertEquals(CpuSet.parse("0-3"), s.scope());
+        }
+        // a quota that leaves fewer PUs than ranks
+        s = LauncherScope.compute(BIG, BIG.allowed(), new LocalRank(0, 4, "x", false), null, 2.0, true);
+        assertTrue(s.oversubscribed());
+        assertEquals(CpuSet.parse("0-1"), s.scope());
+    }
+
+    @Test
+    void launchersNoBindingIsTheOffSwitch() {
+        assertEquals("OMPI_MCA_hwloc_base_binding_policy=none", LocalRank.detect(null, Map.of("OMPI_COMM_WORLD_LOCAL_RANK", "1",
+                "OMPI_COMM_WORLD_LOCAL_SIZE", "2", "OMPI_MCA_hwloc_base_binding_policy", "none")).noBinding());
+        assertNull(LocalRank.detect(null, Map.of("OMPI_COMM_WORLD_LOCAL_RANK", "1", "OMPI_COMM_WORLD_LOCAL_SIZE", "2",
+                "OMPI_MCA_hwloc_base_binding_policy", "core")).noBinding());
+        LocalRank slurm = LocalRank.detect(null, Map.of("SLURM_LOCALID", "1", "SLURM_NTASKS_PER_NODE", "2", "SLURM_CPU_BIND_TYPE", "none,"));
+        assertEquals("SLURM_CPU_BIND_TYPE=none,", slurm.noBinding());
+        assertFalse(slurm.launcherBound());
+        slurm = LocalRank.detect(null, Map.of("SLURM_LOCALID", "1", "SLURM_NTASKS_PER_NODE", "2", "SLURM_CPU_BIND", "quiet,none",
+                "SLURM_CPU_BIND_TYPE", "quiet,none"));
+        assertEquals("SLURM_CPU_BIND_TYPE=quiet,none", slurm.noBinding());
+        assertFalse(slurm.launcherBound(), "no binding wins over a bind type that does not start with none");
+        assertNull(LocalRank.detect(null, Map.of("SLURM_LOCALID", "1", "SLURM_NTASKS_PER_NODE", "2", "SLURM_CPU_BIND_TYPE", "mask_cpu:")).noBinding());
+
+        for (int r = 0; r < 4; r++) {
+            LocalRank rank = new LocalRank(r, 4, "Open MPI", false, "OMPI_MCA_hwloc_base_binding_policy=none");
+            LauncherScope s = LauncherScope.compute(BIG, BIG.allowed(), rank, null, null, false);
+            assertEquals(BIG.allowed(), s.scope(), "no split among ranks");
+            assertEquals(LauncherScope.Decision.UNBOUND_LAUNCHER_NONE, s.decision());
+            assertTrue(s.messages().isEmpty(), "the user asked for it: verbose only " + s.messages());
+            assertTrue(s.detail().contains("the launcher was told not to bind (OMPI_MCA_hwloc_base_binding_policy=none)"), s.detail());
+            // also when oversubscribed: the user's word first
+            s = LauncherScope.compute(SyntheticSpec.parse("core:2"), CpuSet.parse("0-1"), rank, null, null, false);
+            assertEquals(LauncherScope.Decision.UNBOUND_LAUNCHER_NONE, s.decision());
         }
     }
 

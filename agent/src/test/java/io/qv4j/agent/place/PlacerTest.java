@@ -336,13 +336,7 @@ class PlacerTest {
      * java.io.tmpdir, where other processes' locks would change what this test plans.
      */
     private static Claims isolatedClaims(Path dir) {
-        String tmp = System.getProperty("java.io.tmpdir");
-        System.setProperty("java.io.tmpdir", dir.toString());
-        try {
-            return Claims.open(dir.resolve("claims"), true);
-        } finally {
-            System.setProperty("java.io.tmpdir", tmp);
-        }
+        return Claims.open(dir.resolve("claims"), true, dir);
     }
 
     private static CpuSet union(Placer p, ThreadPoolExecutor... pools) {
