@@ -1,0 +1,239 @@
+package io.qv4j.agent.node;
+
+import io.qv4j.agent.log.Log;
+import io.qv4j.topology.CpuSet;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * The OpenHFT side of node-wide {@link Claims}: a claimed PU is also held the way OpenHFT's {@code AffinityLock} (2026.2)
+ * checks a CPU: its {@code LockChecker} opens {@code ${java.io.tmpdir}/cpu-N.lock} for reading and
+ * asks for a <em>shared</em> {@code fcntl} lock ({@code FileChannel.tryLock(0, MAX, true)}); when that
+ * is refused the CPU is busy, when it is granted the file is an orphan and it deletes it; taking a
+ * CPU is an <em>exclusive</em> lock on the same file (opened read-write, created {@code 0666} less
+ * the umask), with {@code pid\ndate} written at its start. So this class holds an exclusive lock on
+ * {@code cpu-N.lock} next to {@code pu-N.lock}, with the pid first ({@code pid\nqv4j claim}). Safely, in a shared
+ * temporary directory: a missing file is made with {@code O_CREAT|O_EXCL|O_NOFOLLOW}, mode
+ * {@code 0644} (what OpenHFT's files end up as; OpenHFT users of other accounts can still check it);
+ * an existing one is used only when it is a plain file of this user that no process holds a lock
+ * on (read from {@code /proc/locks}, without opening it), opened {@code O_NOFOLLOW} without
+ * {@code O_CREAT} or {@code O_TRUNC}. A file of another user or a link is skipped for that PU (said
+ * once; the {@code pu-N} claim still holds). After locking, {@code /proc/locks} must show this
+ * process holding the path's inode (OpenHFT may delete a file between its creation and the lock),
+ * else the attempt is dropped. If the channel runs into a lock another part of this JVM holds on
+ * the file ({@code OverlappingFileLockException}), it is kept open, never closed: closing it would
+ * free that lock. Released (file deleted while still locked, as OpenHFT does, then closed) with the
+ * claim and at a normal JVM exit; a killed JVM leaves the file, unlocked, like OpenHFT.
+ *
+ * <p>Limit: an application in <em>this</em> JVM that uses OpenHFT's {@code AffinityLock} itself
+ * probes {@code cpu-N.lock} and, closing its probe, drops this JVM's lock on it (POSIX locks belong
+ * to the process). The {@code pu-N} claims are not affected, and the planner counts that
+ * application's own locks as taken.
+ */
+final class OpenHftLocks {
+
+    /** An exclusive lock on an OpenHFT {@code cpu-N.lock}: the channel, and the file's key when locked. */
+    private record Hft(FileChannel channel, String key) {
+    }
+
+    private final Path dir;
+    private final long pid;
+    private final Map<Integer, Hft> hft = new HashMap<>();           // locks held, by PU
+    private final Map<Integer, String> hftSkipped = new TreeMap<>();  // PUs whose file was not used, and why
+    private final List<FileChannel> parked = new ArrayList<>();      // never closed: another part of this JVM locks that file
+    private boolean exitHook;
+    private Integer uid;
+    private CpuSet heldAtExit = CpuSet.empty();
+
+    OpenHftLocks(Path dir, long pid) {
+        this.dir = dir;
+        this.pid = pid;
+    }
+
+    /**
+     * Takes OpenHFT's {@code cpu-N.lock} for each PU just claimed (see the class comment). Returns the
+     * PUs whose OpenHFT file a live process holds (this one's application included): those are lost.
+     */
+    synchronized CpuSet claim(List<Integer> pus) {
+        CpuSet busy = CpuSet.empty();
+        Map<String, Long> locks = null;
+        Map<Integer, FileChannel> taken = new HashMap<>();
+        Map<Integer, Boolean> made = new HashMap<>();
+        if (uid == null) {
+            try {
+                uid = Claims.ownUid();
+            } catch (IOException | RuntimeException e) {
+                skipHft(pus.get(0), "this user's uid is unknown (" + e + ")");
+                return busy;
+            }
+        }
+        int me = uid;
+        for (int pu : pus) {
+            if (hft.containsKey(pu)) continue;
+            Path f = dir.resolve("cpu-" + pu + ".lock");
+            FileChannel ch = null;
+            boolean created = false;
+            try {
+                BasicFileAttributes a = attributes(f);
+                if (a == null) {
+                    try {
+                        ch = FileChannel.open(f, Set.<java.nio.file.OpenOption>of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS),
+                                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-r--r--")));
+                        created = true;
+                    } catch (FileAlreadyExistsException raced) {
+                        a = attributes(f); // made meanwhile (by OpenHFT, most likely): judged like any existing file
+                        if (a == null) continue;
+                    }
+                }
+                if (ch == null) {
+                    if (a.isSymbolicLink()) {
+                        skipHft(pu, f + " is a symbolic link");
+                        continue;
+                    }
+                    if (!a.isRegularFile()) {
+                        skipHft(pu, f + " is not a plain file");
+                        continue;
+                    }
+                    if (locks == null) locks = Claims.liveLocks();
+                    if (locks.containsKey(Claims.key(f))) { // held by an OpenHFT user: busy, and not opened
+                        busy = busy.or(CpuSet.of(pu));
+                        continue;
+                    }
+                    int owner = (Integer) Files.getAttribute(f, "unix:uid", LinkOption.NOFOLLOW_LINKS);
+                    if (owner != me) {
+                        skipHft(pu, f + " belongs to uid " + owner);
+                        continue;
+                    }
+                    ch = FileChannel.open(f, Set.<java.nio.file.OpenOption>of(StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS));
+                }
+                FileLock l;
+                try {
+                    l = ch.tryLock();
+                } catch (OverlappingFileLockException e) {
+                    parked.add(ch); // this JVM already locks that file elsewhere: closing ch would free that lock
+                    busy = busy.or(CpuSet.of(pu));
+                    continue;
+                }
+                if (l == null) {
+                    ch.close();
+                    busy = busy.or(CpuSet.of(pu));
+                    continue;
+                }
+                taken.put(pu, ch);
+                made.put(pu, created);
+            } catch (IOException | RuntimeException e) {
+                if (ch != null) closeQuietly(ch);
+                skipHft(pu, "cannot use " + f + " (" + e + ")");
+            }
+        }
+        if (taken.isEmpty()) return busy;
+        // The path must still name the inode locked: OpenHFT deletes a file it finds unlocked.
+        Map<String, Long> after = Claims.liveLocks();
+        // OpenHFT reads the pid up to the first newline; the second line says who wrote it (no date: java.time costs ~100 ms cold)
+        byte[] content = (pid + "\nqv4j claim\n").getBytes(StandardCharsets.US_ASCII);
+        for (Map.Entry<Integer, FileChannel> t : taken.entrySet()) {
+            int pu = t.getKey();
+            FileChannel ch = t.getValue();
+            String k = Claims.key(dir.resolve("cpu-" + pu + ".lock"));
+            Long holder = k == null ? null : after.get(k);
+            if (holder == null || holder != pid) {
+                closeQuietly(ch); // an unlinked inode nobody else in this JVM has open
+                if (holder != null) busy = busy.or(CpuSet.of(pu));
+                else skipHft(pu, "its OpenHFT lock file was deleted while being locked");
+                continue;
+            }
+            try {
+                ch.write(ByteBuffer.wrap(content), 0); // this user's file, locked: OpenHFT reads the pid from it
+                ch.truncate(content.length);
+            } catch (IOException e) {
+                // the lock is what counts
+            }
+            hft.put(pu, new Hft(ch, k));
+            hftSkipped.remove(pu);
+        }
+        if (!hft.isEmpty() && !exitHook) {
+            exitHook = true;
+            try {
+                Runtime.getRuntime().addShutdownHook(new Thread(new Runnable() { // no lambda: cold invokedynamic costs milliseconds
+                    @Override
+                    public void run() {
+                        releaseAll();
+                    }
+                }, "qv-claims-exit"));
+            } catch (IllegalStateException | SecurityException e) {
+                // exiting already: the files stay, unlocked, as OpenHFT's do
+            }
+        }
+        return busy;
+    }
+
+    private void skipHft(int pu, String why) {
+        hftSkipped.put(pu, why);
+        Log.once("openhft-skip", "OpenHFT's lock file for PU " + pu + " is not taken: " + why
+                + "; an OpenHFT AffinityLock in another JVM may not see this claim (other qv4j JVMs do)");
+    }
+
+    private static BasicFileAttributes attributes(Path f) throws IOException {
+        try {
+            return Files.readAttributes(f, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+        } catch (java.nio.file.NoSuchFileException e) {
+            return null;
+        }
+    }
+
+    private static void closeQuietly(FileChannel ch) {
+        try {
+            ch.close();
+        } catch (IOException ignored) {
+            // nothing to do
+        }
+    }
+
+    synchronized void release(int pu) {
+        Hft h = hft.remove(pu);
+        if (h == null) return;
+        Path f = dir.resolve("cpu-" + pu + ".lock");
+        try {
+            if (h.key().equals(Claims.key(f))) Files.deleteIfExists(f); // still locked: nobody can have replaced it meanwhile
+        } catch (IOException | RuntimeException ignored) {
+            // the lock goes with the descriptor; the file stays, like OpenHFT's own after a crash
+        }
+        closeQuietly(h.channel());
+    }
+
+    private synchronized void releaseAll() {
+        heldAtExit = held(); // a report written at exit still says what was held
+        for (int pu : new ArrayList<>(hft.keySet())) release(pu);
+    }
+
+
+    /** The PUs held on OpenHFT's side; at exit, those it held. */
+    synchronized CpuSet held() {
+        CpuSet out = heldAtExit;
+        for (int pu : hft.keySet()) out = out.or(CpuSet.of(pu));
+        return out;
+    }
+
+    /** PUs whose OpenHFT lock file was not used, and why. */
+    synchronized Map<Integer, String> skipped() {
+        return new TreeMap<>(hftSkipped);
+    }
+}
