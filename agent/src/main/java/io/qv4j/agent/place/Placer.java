@@ -4,6 +4,7 @@ import io.qv4j.agent.config.Options;
 import io.qv4j.agent.config.Policy;
 import io.qv4j.agent.config.Rules;
 import io.qv4j.agent.bind.Binder;
+import io.qv4j.agent.live.Live;
 import io.qv4j.agent.log.Log;
 import io.qv4j.agent.platform.LivePlatform;
 import io.qv4j.topology.CpuSet;
@@ -64,7 +65,7 @@ public final class Placer {
     public Placer(Options options, Rules rules, long waitMillis) {
         this.options = options;
         this.waitMillis = waitMillis;
-        this.wantTid = options.verbose() || options.report() != null;
+        this.wantTid = true; // the status command reads each worker's kernel mask by its tid
         this.eligibility = new Eligibility(options, rules);
         this.planner = new PoolPlanner(options, rules, registry);
     }
@@ -218,7 +219,10 @@ public final class Placer {
         synchronized (registry.lock) {
             if (registry.known(t)) return;
             Pool p = registry.register(pool);
-            if (!p.planned) planner.plan(p, e);
+            if (!p.planned) {
+                planner.plan(p, e);
+                Live.planned(p);
+            }
             else if (p.slots != null && Eligibility.tasks(pool) != p.tasks) resized(p, pool, e);
             w = registry.addWorker(p, t);
             if (!p.pinned) return;
@@ -250,6 +254,7 @@ public final class Placer {
         }
         Log.once("appbound:" + w.pool.name, "pool " + w.pool.name + ": thread \"" + w.name + "\" was already bound to pus " + now
                 + " by the application: left there");
+        Live.refused(w.pool, w, "already bound by the application");
         return true;
     }
 
@@ -272,6 +277,7 @@ public final class Placer {
         planner.release(p, e);
         p.tasks = Eligibility.tasks(pool);
         planner.plan(p, e);
+        Live.planned(p);
         Log.debug("pool " + p.name + " resized from " + before + " to " + p.tasks + " workers: planned again");
         if (p.slots == null) return;
         for (Map.Entry<Thread, Worker> x : registry.liveWorkers().entrySet()) {
@@ -289,6 +295,7 @@ public final class Placer {
         if (wantTid) w.tid = e.binder().currentTid();
         w.bound = e.binder().bind(w.cpuset);
         w.startNanos = System.nanoTime() - t0;
+        Live.placed(w.pool, w, e.binder().binds());
         if (Log.isVerbose()) {
             Pool p = w.pool;
             String slot = w.slot >= 0 ? (w.slot + "/" + p.tasks) : (p.tasks < 0 ? "unbounded" : "extra/" + p.tasks);
@@ -309,6 +316,7 @@ public final class Placer {
             w.rebinds++;
         }
         w.bound = e.binder().bind(c);
+        Live.placed(w.pool, w, e.binder().binds());
         if (Log.isVerbose()) Log.debug("rebalance: thread \"" + w.name + "\" -> " + w.label + e.binder().outcome(w.bound));
         return true;
     }
@@ -318,5 +326,6 @@ public final class Placer {
         synchronized (registry.lock) {
             registry.removeWorker(t);
         }
+        Live.changed();
     }
 }

@@ -1,5 +1,6 @@
 package io.qv4j.agent.place;
 
+import io.qv4j.agent.live.Live;
 import io.qv4j.agent.log.Log;
 import io.qv4j.agent.config.RebalanceOptions;
 import io.qv4j.api.Scope;
@@ -220,6 +221,7 @@ public final class Rebalancer implements Runnable {
             history.add(h);
         }
         Log.debug(line.toString());
+        Live.rebalanced(line.toString(), members.size());
     }
 
     /** The period, threshold and history of re-splits, for the report. */
