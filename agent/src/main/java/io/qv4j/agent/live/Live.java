@@ -117,13 +117,17 @@ public final class Live implements Runnable {
     @Override
     public void run() {
         boolean mx = false;
+        long nextMx = System.nanoTime() + MX_POLL_MILLIS * 1_000_000L;
         while (true) {
             try {
                 if (!dirty) {
                     if (mx) LockSupport.park(this);
-                    else LockSupport.parkNanos(this, MX_POLL_MILLIS * 1_000_000L);
+                    else LockSupport.parkNanos(this, Math.max(1, nextMx - System.nanoTime()));
                 }
-                if (!mx) mx = Mx.registerIfJmxInUse();
+                if (!mx && System.nanoTime() - nextMx >= 0) {
+                    mx = Mx.registerIfJmxInUse();
+                    nextMx = System.nanoTime() + MX_POLL_MILLIS * 1_000_000L;
+                }
                 if (dirty) {
                     Thread.sleep(COALESCE_MILLIS);
                     dirty = false;
