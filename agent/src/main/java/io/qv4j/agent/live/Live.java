@@ -16,18 +16,23 @@ import java.util.function.Supplier;
  * {@code qv-agent.jar status} through the Attach API), Flight Recorder events, and the
  * {@code io.qv4j:type=Agent} MXBean. Placement calls the static methods below, one line each; they
  * cost a volatile write when nothing is watching. The work happens on one daemon thread,
- * {@code qv-status}, started once the agent is ready: it republishes the report at most every
+ * {@code qv-status}, started once the agent is ready: it publishes first {@link #FIRST_PUBLISH_MILLIS}
+ * after start-up (at once after a dynamic attach), then republishes the report at most every
  * {@link #COALESCE_MILLIS} after a change, and registers the MXBean once a platform MBean server
  * exists (someone uses JMX), never creating one itself.
  */
 public final class Live implements Runnable {
 
     static final long COALESCE_MILLIS = 100;
+    /** Nothing is published sooner after start-up: a short run pays nothing for being watchable. */
+    static final long FIRST_PUBLISH_MILLIS = 1000;
     static final long MX_POLL_MILLIS = 1000;
 
     private static volatile Instrumentation inst;
     private static volatile Supplier<Map<String, Object>> report;
-    private static volatile String marker;
+    private static volatile String args;
+    private static volatile boolean attached;
+    private static volatile long since;
     private static volatile boolean dirty;
     private static volatile Thread thread;
     private static boolean ready;
@@ -42,8 +47,9 @@ public final class Live implements Runnable {
     public static synchronized void started(Instrumentation i, Supplier<Map<String, Object>> r, String args, boolean attached) {
         inst = i;
         report = r;
-        marker = "{\"args\": " + Json.write(args == null ? "" : args).strip() + ", \"attached\": " + attached
-                + ", \"pid\": " + ProcessHandle.current().pid() + ", \"since\": " + System.currentTimeMillis() + "}";
+        Live.args = args == null ? "" : args;
+        Live.attached = attached;
+        since = System.currentTimeMillis();
         if (attached) publishMarker();
         if (ready) begin();
     }
@@ -61,7 +67,6 @@ public final class Live implements Runnable {
 
     private static void begin() {
         if (thread != null) return;
-        publishMarker();
         Thread t = new Thread(new Live(), "qv-status");
         t.setDaemon(true);
         thread = t;
@@ -71,7 +76,7 @@ public final class Live implements Runnable {
 
     private static void publishMarker() {
         AgentProps.put(inst, AgentProps.ERROR, null);
-        AgentProps.put(inst, AgentProps.AGENT, marker);
+        AgentProps.put(inst, AgentProps.AGENT, "{\"args\": " + Json.write(args).strip() + ", \"attached\": " + attached + ", \"since\": " + since + "}");
     }
 
     /** Placement changed: the published report is refreshed shortly. */
@@ -116,6 +121,14 @@ public final class Live implements Runnable {
 
     @Override
     public void run() {
+        try {
+            if (!attached) {
+                Thread.sleep(FIRST_PUBLISH_MILLIS);
+                publishMarker();
+            }
+        } catch (InterruptedException e) {
+            return;
+        }
         boolean mx = false;
         long nextMx = System.nanoTime() + MX_POLL_MILLIS * 1_000_000L;
         while (true) {
