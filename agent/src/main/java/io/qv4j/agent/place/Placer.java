@@ -247,6 +247,7 @@ public final class Placer {
         CpuSet universe = w.pool.parent != null ? w.pool.parent.and(e.jvm()) : e.jvm();
         if (now == null || now.equals(universe) || !universe.containsAll(now) || now.equals(w.cpuset)) return false;
         synchronized (registry.lock) {
+            if (inherited(w, now)) return false;
             if (w.slot >= 0) w.pool.slots.release(w.slot, Thread.currentThread());
             w.slot = -1;
             w.cpuset = now;
@@ -256,6 +257,17 @@ public final class Placer {
                 + " by the application: left there");
         Live.refused(w.pool, w, "already bound by the application");
         return true;
+    }
+
+    /**
+     * A new thread starts with its creator's mask: a worker that a worker qv4j pinned started (a
+     * fork/join worker signalling work) arrives bound to that worker's piece. Under the lock.
+     */
+    private boolean inherited(Worker w, CpuSet now) {
+        for (Worker o : registry.liveWorkers().values()) {
+            if (o != w && o.bound && !o.exited && now.equals(o.cpuset)) return true;
+        }
+        return false;
     }
 
     /** Slots whose owner died without an exit event (an exception out of a worker's run): freed. Under the lock. */
