@@ -11,6 +11,7 @@ import io.qv4j.agent.inst.Boot;
 import io.qv4j.agent.inst.Dispatcher;
 import io.qv4j.agent.inst.HookTransformer;
 import io.qv4j.agent.io.UserFiles;
+import io.qv4j.agent.live.Live;
 import io.qv4j.agent.log.Log;
 import io.qv4j.agent.node.Node;
 import io.qv4j.agent.place.Env;
@@ -63,6 +64,7 @@ public final class QvAgent {
                 System.exit(2);
             }
             Log.info(e.getMessage() + "; agent disabled");
+            if (attached) Live.refusedAttach(inst, e.getMessage());
             if (e.strict()) throw new IllegalArgumentException("qv: " + e.getMessage());
             return;
         } catch (Throwable t) {
@@ -96,6 +98,13 @@ public final class QvAgent {
             d.hooks(Class.forName(Boot.HOOKS, false, null));
             AnnotationSupport.install(inst, p, o);
             placer = p;
+            p.events(Live.events());
+            Live.started(inst, new java.util.function.Supplier<java.util.Map<String, Object>>() {
+                @Override
+                public java.util.Map<String, Object> get() {
+                    return PlacementReport.snapshot(p, rebalancer);
+                }
+            }, args, attached);
             if (o.report() != null) {
                 Thread hook = new Thread(new Runnable() {
                     @Override
@@ -138,6 +147,7 @@ public final class QvAgent {
         }
         p.ready(new Env(topo, topo == null ? null : node != null ? node.jvm() : topo.allowed(), topo == null ? Binder.NONE : binder, problem, node, o.topology() == null));
         if (o.rebalance() != null && o.rebalance().on() && topo != null) rebalancer = Rebalancer.start(p, o.rebalance());
+        Live.ready();
         Log.debug("ready " + (System.nanoTime() - t0) / 1000 + " us after premain began (topology " + (tTopo - tStart) / 1000 + " us)");
     }
 

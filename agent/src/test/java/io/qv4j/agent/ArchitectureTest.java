@@ -43,7 +43,7 @@ class ArchitectureTest {
                         "io.qv4j.topology.linux..", "io.qv4j.topology.oshi..")
                 .layer("binding").definedBy("io.qv4j.agent.bind..", "io.qv4j.agent.node..", "io.qv4j.agent.platform..")
                 .layer("placement").definedBy("io.qv4j.agent.place..")
-                .layer("annotations and report").definedBy("io.qv4j.agent.annotations..", "io.qv4j.agent.report..")
+                .layer("annotations and report").definedBy("io.qv4j.agent.annotations..", "io.qv4j.agent.report..", "io.qv4j.agent.live..")
                 .layer("instrumentation and cli").definedBy("io.qv4j.agent.inst..", "io.qv4j.agent.cli..")
                 .layer("entry point").definedBy("io.qv4j.agent", "io.qv4j.agent.launch..")
                 .whereLayer("entry point").mayNotBeAccessedByAnyLayer()

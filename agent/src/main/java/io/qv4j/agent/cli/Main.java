@@ -26,6 +26,10 @@ public final class Main {
             "  partition --parts P [--method exact|orb] [--format text|json] (WEIGHT... | --file F)",
             "        cuts the weights (non-negative integers, or F with one per line, # comments)",
             "        into P contiguous parts by work: exact (lightest heaviest part) or ORB bisection",
+            "  status [PID...] [--format text|json]",
+            "        what the agent in each running JVM of yours placed, and each worker's mask in the kernel now",
+            "  attach PID [key=value,...] [--wait MILLIS] [--format text|json]",
+            "        loads the agent into a running JVM with these options and prints what it placed",
             "  help  this text",
             "",
             "--debug (any command) prints the stack trace of an error.");
@@ -47,15 +51,19 @@ public final class Main {
         }
         String command = args.remove(0);
         try {
+            int code = 0;
             switch (command) {
                 case "topology" -> TopologyCommand.run(args, out);
                 case "plan" -> PlanCommand.run(args, out);
                 case "partition" -> PartitionCommand.run(args, out);
+                case "status" -> code = StatusCommand.run(args, out, err);
+                case "attach" -> code = AttachCommand.run(args, out, err);
                 case "help", "--help", "-h" -> out.println(USAGE);
-                default -> throw new UsageException("unknown command '" + command + "' (commands: topology, plan, partition, help)");
+                default -> throw new UsageException("unknown command '" + command + "' (commands: topology, plan, partition, status, attach, help)");
             }
             out.flush();
-            return 0;
+            err.flush();
+            return code;
         } catch (UsageException | TopologyException | IllegalArgumentException e) {
             err.println("qv: " + e.getMessage());
             if (debug) e.printStackTrace(err);

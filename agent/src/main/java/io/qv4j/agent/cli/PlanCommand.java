@@ -48,13 +48,17 @@ final class PlanCommand {
     static void run(List<String> argv, PrintStream out) {
         Args args = Args.parse("plan", argv,
                 Set.of("--input", "--fsroot", "--options", "--split", "--split-at", "--color", "--tasks", "--format"), Set.of());
-        String format = args.choice("--format", "text", "text", "json");
+        String format = args.choice("--format", "text", "text", "json", "svg");
         args.oneOf("--split", "--split-at");
         Options options = options(args.get("--options"));
         PlacementSpec policy = policy(options.policy(), args.get("--split"), args.get("--split-at"), args.get("--color"));
         int tasks = args.positiveInt("--tasks");
         Topology topology = TopologyCommand.load(args);
         Plan plan = plan(topology, policy, tasks, options.oversubscribe());
+        if (format.equals("svg")) {
+            out.print(svg(topology, plan, policy));
+            return;
+        }
         out.print(format.equals("json") ? Json.write(json(plan)) : text(topology, plan));
     }
 
@@ -119,6 +123,26 @@ final class PlanCommand {
 
     private static String deviceId(Device d) {
         return d.pci().isEmpty() ? d.name() : d.pci();
+    }
+
+    /** The machine as nested boxes with each task on its PUs (tasks that share the pool scope are listed, not drawn). */
+    static String svg(Topology topology, Plan plan, PlacementSpec policy) {
+        Map<Integer, List<Integer>> onPu = new HashMap<>();
+        List<String> shared = new ArrayList<>();
+        for (int i = 0; i < plan.tasks().size(); i++) {
+            if (plan.shared()[i]) {
+                shared.add("t" + i);
+                continue;
+            }
+            final int task = i;
+            plan.tasks().get(i).scope().ifPresent(p -> p.cpuset().stream().forEach(pu -> onPu.computeIfAbsent(pu, k -> new ArrayList<>()).add(task)));
+        }
+        String caption = "plan: " + policy + ", " + plan.tasks().size() + " tasks" + (shared.isEmpty() ? "" : "; sharing the pool scope " + plan.scope() + ": " + String.join(",", shared));
+        return PlanSvg.draw(topology, pu -> {
+            if (!topology.allowed().contains(pu)) return "x";
+            List<Integer> ts = onPu.get(pu);
+            return ts == null ? "" : "t" + String.join(",t", ts.stream().map(String::valueOf).toList());
+        }, caption);
     }
 
     static String text(Topology topology, Plan plan) {

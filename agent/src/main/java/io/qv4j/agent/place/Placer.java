@@ -57,17 +57,27 @@ public final class Placer {
     private volatile Env env;
     private volatile Runnable onPending;
     private volatile Annotated annotated = NONE;
+    private volatile PlacementEvents events = PlacementEvents.NONE;
 
     public Placer(Options options, Rules rules, long waitMillis) {
         this.options = options;
         this.waitMillis = waitMillis;
-        this.wantTid = options.verbose() || options.report() != null;
+        this.wantTid = true; // the status command reads each worker's kernel mask by its tid
         this.eligibility = new Eligibility(options, rules);
         this.planner = new PoolPlanner(options, rules, registry);
     }
 
     public void annotations(Annotated a) {
         annotated = a;
+    }
+
+    /** Who hears of plans, placements and exits (status, Flight Recorder, JMX). */
+    public void events(PlacementEvents e) {
+        events = e;
+    }
+
+    PlacementEvents events() {
+        return events;
     }
 
     /** The environment is known: placement may begin. */
@@ -215,8 +225,13 @@ public final class Placer {
         synchronized (registry.lock) {
             if (registry.known(t)) return;
             Pool p = registry.register(pool);
-            if (!p.planned) planner.plan(p, e);
-            else if (p.slots != null && Eligibility.tasks(pool) != p.tasks && planner.resize(p, Eligibility.tasks(pool), e)) requestCatchUp();
+            if (!p.planned) {
+                planner.plan(p, e);
+                events.planned(p);
+            } else if (p.slots != null && Eligibility.tasks(pool) != p.tasks && planner.resize(p, Eligibility.tasks(pool), e)) {
+                events.planned(p);
+                requestCatchUp();
+            }
             w = registry.addWorker(p, t);
             if (!p.pinned) return;
             if (p.slots != null) {
@@ -250,6 +265,7 @@ public final class Placer {
         }
         Log.once("appbound:" + w.pool.name, "pool " + w.pool.name + ": thread \"" + w.name + "\" was already bound to pus " + now
                 + " by the application: left there");
+        events.refused(w.pool, w, "already bound by the application");
         return true;
     }
 
@@ -257,6 +273,7 @@ public final class Placer {
         if (wantTid) w.tid = e.binder().currentTid();
         w.bound = e.binder().bind(w.cpuset);
         w.startNanos = System.nanoTime() - t0;
+        events.placed(w.pool, w, e.binder().binds());
         if (Log.isVerbose()) {
             Pool p = w.pool;
             String slot = w.slot >= 0 ? (w.slot + "/" + p.tasks) : (p.tasks < 0 ? "unbounded" : "extra/" + p.tasks);
@@ -277,6 +294,7 @@ public final class Placer {
             w.rebinds++;
         }
         w.bound = e.binder().bind(c);
+        events.placed(w.pool, w, e.binder().binds());
         if (Log.isVerbose()) Log.debug("rebalance: thread \"" + w.name + "\" -> " + w.label + e.binder().outcome(w.bound));
         return true;
     }
@@ -286,5 +304,6 @@ public final class Placer {
         synchronized (registry.lock) {
             registry.removeWorker(t);
         }
+        events.changed();
     }
 }

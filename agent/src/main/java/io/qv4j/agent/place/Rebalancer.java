@@ -227,6 +227,7 @@ public final class Rebalancer implements Runnable {
             history.add(h);
         }
         Log.debug(line.toString());
+        placer.events().rebalanced(line.toString(), members.size());
     }
 
     /** The period, threshold and history of re-splits, for the report. */

@@ -1,0 +1,152 @@
+package io.qv4j.agent.cli;
+
+import com.sun.tools.attach.AgentInitializationException;
+import com.sun.tools.attach.AgentLoadException;
+import com.sun.tools.attach.VirtualMachine;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * {@code attach PID [key=value,...] [--wait MILLIS] [--format text|json]}: loads this jar as an
+ * agent into a running JVM with the options as given ({@code VirtualMachine.loadAgent}), then prints
+ * the target's own answer: what it placed, or the option error it refused (exit 2). An agent that
+ * is already there is left alone.
+ */
+final class AttachCommand {
+
+    static final long DEFAULT_WAIT_MILLIS = 2000;
+
+    private AttachCommand() {
+    }
+
+    static int run(List<String> argv, PrintStream out, PrintStream err) {
+        Args args = Args.parse("attach", argv, Set.of("--wait", "--format"), Set.of(), true);
+        String format = args.choice("--format", "text", "text", "json");
+        List<String> ops = args.positional();
+        if (ops.isEmpty() || ops.size() > 2) throw new UsageException("attach: give PID [key=value,...]");
+        long pid = StatusCommand.pids("attach", ops.subList(0, 1)).get(0);
+        String options = ops.size() > 1 ? ops.get(1) : "";
+        long wait = args.has("--wait") ? args.positiveInt("--wait") : DEFAULT_WAIT_MILLIS;
+        String jar = jar();
+        VirtualMachine vm;
+        try {
+            vm = Targets.attach(pid);
+        } catch (Targets.Refusal r) {
+            err.println("qv: " + r.getMessage());
+            return 1;
+        }
+        try {
+            Targets.Published before = Targets.published(vm);
+            if (before.marker() != null) {
+                Map<String, Object> m = Targets.map(JsonIn.parse(before.marker()));
+                out.println(pid + ": the qv4j agent is already there (" + describe(m) + "): nothing changed");
+                return 0;
+            }
+            if (dynamicLoadWarning(pid, before.system().getProperty("java.specification.version"))) {
+                err.println("qv: note: the target (Java " + before.system().getProperty("java.version") + ") prints a warning about a dynamically loaded agent;"
+                        + " start it with -XX:+EnableDynamicAgentLoading to allow this quietly");
+            }
+            String loadError = null;
+            try {
+                vm.loadAgent(jar, options);
+            } catch (AgentInitializationException e) {
+                loadError = "the agent refused to start: " + e.getMessage();
+            } catch (AgentLoadException e) {
+                loadError = "the target refused to load the agent (" + e.getMessage() + ")";
+            }
+            Targets.Published after = Targets.published(vm);
+            if (after.marker() == null) {
+                if (after.error() != null) {
+                    err.println("qv: " + pid + ": " + after.error());
+                    return 2;
+                }
+                err.println("qv: " + pid + ": " + (loadError != null ? loadError : "the agent did not start (enabled=false?)"));
+                return loadError != null ? 1 : 0;
+            }
+            long deadline = System.nanoTime() + wait * 1_000_000L;
+            while (System.nanoTime() < deadline && !settled(after)) {
+                Thread.sleep(50);
+                after = Targets.published(vm);
+            }
+            Map<String, Object> status = StatusCommand.of(pid, after);
+            if (format.equals("json")) out.print(io.qv4j.agent.report.Json.write(status));
+            else {
+                out.println(pid + ": agent loaded (" + (options.isEmpty() ? "defaults" : options) + ")");
+                StatusCommand.text(status, out);
+            }
+            return 0;
+        } catch (IOException e) {
+            err.println("qv: " + pid + ": " + e.getMessage());
+            return 1;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return 1;
+        } finally {
+            try {
+                vm.detach();
+            } catch (IOException ignored) {
+                // gone
+            }
+        }
+    }
+
+    /** A report is out and each pinned pool has as many placed live workers as it has tasks (one, unbounded). */
+    private static boolean settled(Targets.Published p) {
+        if (p.report() == null) return false;
+        Map<String, Object> r = Targets.map(JsonIn.parse(p.report()));
+        boolean any = false;
+        for (Object o : Targets.list(r.get("pools"))) {
+            Map<String, Object> pool = Targets.map(o);
+            if (!Boolean.TRUE.equals(pool.get("pinned"))) continue;
+            any = true;
+            long want = pool.get("tasks") instanceof Number n && n.longValue() > 0 ? n.longValue() : 1;
+            long placed = 0;
+            for (Object t : Targets.list(pool.get("threads"))) {
+                Map<String, Object> w = Targets.map(t);
+                if (!Boolean.TRUE.equals(w.get("exited")) && w.get("cpuset") != null) placed++;
+            }
+            if (placed < want) return false;
+        }
+        return any;
+    }
+
+    private static String describe(Map<String, Object> marker) {
+        String args = String.valueOf(marker.get("args"));
+        return (args.isEmpty() ? "defaults" : "options " + args) + (Boolean.TRUE.equals(marker.get("attached")) ? ", attached" : ", from the command line");
+    }
+
+    /** JDK 21+ warns when an agent is loaded into it dynamically, unless started with -XX:+EnableDynamicAgentLoading. */
+    static boolean dynamicLoadWarning(long pid, String spec) {
+        try {
+            if (spec == null || Integer.parseInt(spec.split("\\.")[0]) < 21) return false;
+        } catch (NumberFormatException e) {
+            return false;
+        }
+        try {
+            String cmd = new String(Files.readAllBytes(Path.of("/proc", Long.toString(pid), "cmdline")), StandardCharsets.UTF_8);
+            return !cmd.contains("-XX:+EnableDynamicAgentLoading");
+        } catch (IOException e) {
+            return true;
+        }
+    }
+
+    /** This jar, the agent to load: {@code java -jar} makes it the class path. */
+    static String jar() {
+        String cp = System.getProperty("java.class.path", "");
+        if (cp.endsWith(".jar") && !cp.contains(java.io.File.pathSeparator) && Files.isRegularFile(Path.of(cp))) return Path.of(cp).toAbsolutePath().toString();
+        try {
+            Path p = Path.of(AttachCommand.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+            if (!Files.isRegularFile(p)) throw new UsageException("attach: run from the agent jar (java -jar qv-agent.jar attach ...), not from " + p);
+            return p.toString();
+        } catch (java.net.URISyntaxException | SecurityException | NullPointerException e) {
+            throw new UsageException("attach: cannot tell where the agent jar is (" + e + ")");
+        }
+    }
+}

@@ -1,0 +1,181 @@
+package io.qv4j.agent.cli;
+
+import com.sun.tools.attach.VirtualMachine;
+import io.qv4j.agent.report.Json;
+import io.qv4j.topology.CpuSet;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * {@code status [PID...] [--format text|json]}: what the agent in each running JVM placed, next
+ * to what the kernel says now. The agent publishes its report in the JVM's agent properties; this
+ * command reads them through the Attach API and reads each worker's mask from
+ * {@code /proc/PID/task/TID/status} itself. Without PIDs: every JVM of this user running the agent.
+ */
+final class StatusCommand {
+
+    private StatusCommand() {
+    }
+
+    static int run(List<String> argv, PrintStream out, PrintStream err) {
+        Args args = Args.parse("status", argv, Set.of("--format"), Set.of(), true);
+        String format = args.choice("--format", "text", "text", "json");
+        boolean named = !args.positional().isEmpty();
+        List<Long> pids = named ? pids("status", args.positional()) : Targets.jvms();
+        List<Map<String, Object>> jvms = new ArrayList<>();
+        int code = 0;
+        for (long pid : pids) {
+            try {
+                Map<String, Object> j = read(pid);
+                if (j != null) jvms.add(j);
+            } catch (Targets.Refusal r) {
+                if (!named) continue;
+                code = 1;
+                if (format.equals("json")) {
+                    Map<String, Object> m = new LinkedHashMap<>();
+                    m.put("pid", pid);
+                    m.put("error", r.getMessage());
+                    jvms.add(m);
+                } else {
+                    err.println("qv: " + r.getMessage());
+                }
+            }
+        }
+        if (format.equals("json")) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("jvms", jvms);
+            out.print(Json.write(m));
+        } else {
+            if (jvms.isEmpty() && !named) out.println("no JVM of this user runs the qv4j agent");
+            for (Map<String, Object> j : jvms) text(j, out);
+        }
+        return code;
+    }
+
+    static List<Long> pids(String command, List<String> words) {
+        List<Long> out = new ArrayList<>();
+        for (String w : words) {
+            try {
+                long pid = Long.parseLong(w);
+                if (pid <= 0) throw new NumberFormatException();
+                out.add(pid);
+            } catch (NumberFormatException e) {
+                throw new UsageException(command + ": '" + w + "' is not a process id");
+            }
+        }
+        return out;
+    }
+
+    /** The status of the JVM {@code pid}; a refusal when it cannot be read or runs no agent. */
+    static Map<String, Object> read(long pid) throws Targets.Refusal {
+        VirtualMachine vm = Targets.attach(pid);
+        try {
+            Targets.Published p = Targets.published(vm);
+            if (p.marker() == null) {
+                throw new Targets.Refusal(pid + ": no qv4j agent in this JVM (java -jar qv-agent.jar attach " + pid + " [OPTIONS] loads one)"
+                        + (p.error() != null ? "; its last attach was refused: " + p.error() : ""));
+            }
+            return of(pid, p);
+        } catch (IOException e) {
+            throw new Targets.Refusal(pid + ": cannot read the agent's status: " + e.getMessage());
+        } finally {
+            try {
+                vm.detach();
+            } catch (IOException ignored) {
+                // gone
+            }
+        }
+    }
+
+    /** The published report with each thread's kernel mask beside the agent's plan. */
+    static Map<String, Object> of(long pid, Targets.Published p) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("pid", pid);
+        m.put("command", Targets.command(pid, 200));
+        m.put("java", p.system().getProperty("java.version"));
+        m.put("agent", JsonIn.parse(p.marker()));
+        Map<String, Object> report = p.report() == null ? null : Targets.map(JsonIn.parse(p.report()));
+        if (report != null) {
+            for (Object pool : Targets.list(report.get("pools"))) {
+                for (Object t : Targets.list(Targets.map(pool).get("threads"))) kernel(pid, Targets.map(t));
+            }
+        }
+        m.put("report", report);
+        return m;
+    }
+
+    /** Adds {@code kernel} (the mask now) and {@code matches} (null: the agent did not bind this thread). */
+    private static void kernel(long pid, Map<String, Object> t) {
+        boolean exited = Boolean.TRUE.equals(t.get("exited"));
+        long tid = t.get("tid") instanceof Number n ? n.longValue() : -1;
+        String kernel = exited ? null : Targets.kernelCpus(pid, tid);
+        t.put("kernel", kernel);
+        Object planned = t.get("cpuset");
+        Boolean matches = null;
+        if (!exited && Boolean.TRUE.equals(t.get("bound")) && planned != null) {
+            matches = kernel != null && CpuSet.parse(kernel).equals(CpuSet.parse(planned.toString()));
+        }
+        t.put("matches", matches);
+    }
+
+    static void text(Map<String, Object> j, PrintStream out) {
+        Map<String, Object> marker = Targets.map(j.get("agent"));
+        out.println("JVM " + j.get("pid") + " (Java " + j.get("java") + "): " + j.get("command"));
+        Map<String, Object> report = j.get("report") == null ? null : Targets.map(j.get("report"));
+        String args = String.valueOf(marker.get("args"));
+        out.println("  agent: " + (args.isEmpty() ? "(defaults)" : args) + (Boolean.TRUE.equals(marker.get("attached")) ? ", attached" : ", from the command line"));
+        if (report == null) {
+            out.println("  starting: no report published yet");
+            return;
+        }
+        Map<String, Object> a = Targets.map(report.get("agent"));
+        out.println("  scope " + a.get("jvmScope") + ", policy " + a.get("policy") + ", bind " + a.get("bind") + ", binder " + a.get("binder")
+                + (a.get("problem") != null ? ", problem: " + a.get("problem") : ""));
+        if (a.get("node") != null) out.println("  node: " + compact(a.get("node")));
+        List<Object> pools = Targets.list(report.get("pools"));
+        if (pools.isEmpty()) out.println("  no pools yet");
+        for (Object o : pools) {
+            Map<String, Object> p = Targets.map(o);
+            if (!Boolean.TRUE.equals(p.get("pinned"))) {
+                out.println("  pool " + p.get("name") + " (" + p.get("class") + "): not pinned" + (p.get("reason") != null ? " (" + p.get("reason") + ")" : ""));
+                continue;
+            }
+            out.println("  pool " + p.get("name") + " (" + p.get("class") + ", " + p.get("tasks") + " tasks, policy " + p.get("policy")
+                    + ", scope " + p.get("scope") + (Boolean.TRUE.equals(p.get("sharesPus")) ? ", shares PUs" : "") + ")");
+            List<String[]> rows = new ArrayList<>();
+            rows.add(new String[] {"tid", "thread", "slot", "piece", "planned", "kernel", ""});
+            for (Object to : Targets.list(p.get("threads"))) {
+                Map<String, Object> t = Targets.map(to);
+                if (Boolean.TRUE.equals(t.get("exited"))) continue;
+                Object match = t.get("matches");
+                rows.add(new String[] {String.valueOf(t.get("tid")), String.valueOf(t.get("name")), String.valueOf(t.get("slot")),
+                        String.valueOf(t.get("piece")), String.valueOf(t.get("cpuset")), t.get("kernel") == null ? "gone" : t.get("kernel").toString(),
+                        match == null ? "not bound" : Boolean.TRUE.equals(match) ? "ok" : "DIFFERS"});
+            }
+            table(rows, out);
+        }
+    }
+
+    private static void table(List<String[]> rows, PrintStream out) {
+        int[] w = new int[rows.get(0).length];
+        for (String[] r : rows) for (int i = 0; i < r.length; i++) w[i] = Math.max(w[i], r[i].length());
+        for (String[] r : rows) {
+            StringBuilder sb = new StringBuilder("    ");
+            for (int i = 0; i < r.length; i++) {
+                sb.append(r[i]);
+                if (i < r.length - 1) sb.append(" ".repeat(w[i] - r[i].length() + 2));
+            }
+            out.println(sb.toString().stripTrailing());
+        }
+    }
+
+    static String compact(Object o) {
+        return Json.write(o).strip().replaceAll("\\s*\\n\\s*", " ");
+    }
+}

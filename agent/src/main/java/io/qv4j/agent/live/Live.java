@@ -1,0 +1,187 @@
+package io.qv4j.agent.live;
+
+import io.qv4j.agent.log.Log;
+import io.qv4j.agent.place.PlacementEvents;
+import io.qv4j.agent.place.Pool;
+import io.qv4j.agent.place.Worker;
+import io.qv4j.agent.report.Json;
+
+import java.lang.instrument.Instrumentation;
+import java.util.Map;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Supplier;
+
+/**
+ * What a running agent shows outside: the placement report in the JVM's agent properties (read by
+ * {@code qv-agent.jar status} through the Attach API), Flight Recorder events, and the
+ * {@code io.qv4j:type=Agent} MXBean. Placement calls the static methods below, one line each; they
+ * cost a volatile write when nothing is watching. The work happens on one daemon thread,
+ * {@code qv-status}, started once the agent is ready: it publishes first {@link #FIRST_PUBLISH_MILLIS}
+ * after start-up (at once after a dynamic attach), then republishes the report at most every
+ * {@link #COALESCE_MILLIS} after a change, and registers the MXBean once a platform MBean server
+ * exists (someone uses JMX), never creating one itself.
+ */
+public final class Live implements Runnable {
+
+    static final long COALESCE_MILLIS = 100;
+    /** Nothing is published sooner after start-up: a short run pays nothing for being watchable. */
+    static final long FIRST_PUBLISH_MILLIS = 1000;
+    static final long MX_POLL_MILLIS = 1000;
+
+    private static volatile Instrumentation inst;
+    private static volatile Supplier<Map<String, Object>> report;
+    private static volatile String args;
+    private static volatile boolean attached;
+    private static volatile long since;
+    private static volatile boolean dirty;
+    private static volatile Thread thread;
+    private static boolean ready;
+
+    private Live() {
+    }
+
+    /**
+     * The agent is on: remembered here at no cost; for a dynamic attach the marker is published at
+     * once, so the attaching command sees it when {@code loadAgent} returns.
+     */
+    public static synchronized void started(Instrumentation i, Supplier<Map<String, Object>> r, String args, boolean attached) {
+        inst = i;
+        report = r;
+        Live.args = args == null ? "" : args;
+        Live.attached = attached;
+        since = System.currentTimeMillis();
+        if (attached) publishMarker();
+        if (ready) begin();
+    }
+
+    /** A dynamic attach refused its options: the attaching command reads this message. */
+    public static void refusedAttach(Instrumentation i, String message) {
+        AgentProps.put(i, AgentProps.ERROR, message);
+    }
+
+    /** The background start-up is done (called on the agent's own start-up thread): publishing begins. */
+    public static synchronized void ready() {
+        ready = true;
+        if (report != null) begin();
+    }
+
+    private static void begin() {
+        if (thread != null) return;
+        Thread t = new Thread(new Live(), "qv-status");
+        t.setDaemon(true);
+        thread = t;
+        dirty = true;
+        t.start();
+    }
+
+    private static void publishMarker() {
+        AgentProps.put(inst, AgentProps.ERROR, null);
+        AgentProps.put(inst, AgentProps.AGENT, "{\"args\": " + Json.write(args).strip() + ", \"attached\": " + attached + ", \"since\": " + since + "}");
+    }
+
+    /** Placement changed: the published report is refreshed shortly. */
+    public static void changed() {
+        if (dirty) return;
+        dirty = true;
+        Thread t = thread;
+        if (t != null) LockSupport.unpark(t);
+    }
+
+    /** A worker was bound (or, {@code binds} false, placed without binding: dry run, bind=off). */
+    public static void placed(Pool p, Worker w, boolean binds) {
+        changed();
+        if (!Flight.active()) return;
+        if (binds && !w.bound()) Flight.refused(p, w, "the kernel refused the mask");
+        else Flight.placed(p, w);
+    }
+
+    /** A worker was not bound as planned; {@code reason} says why. */
+    public static void refused(Pool p, Worker w, String reason) {
+        changed();
+        if (Flight.active()) Flight.refused(p, w, reason);
+    }
+
+    /** A pool's slots were planned (first worker, or again after a resize). */
+    public static void planned(Pool p) {
+        changed();
+        if (Flight.active()) Flight.planned(p);
+    }
+
+    /** A rebalance re-split the JVM scope; {@code summary} is its verbose line. */
+    public static void rebalanced(String summary, int pools) {
+        changed();
+        if (Flight.active()) Flight.rebalanced(summary, pools);
+    }
+
+    /** These events, for the placer. */
+    public static PlacementEvents events() {
+        return new PlacementEvents() {
+            @Override
+            public void planned(Pool p) {
+                Live.planned(p);
+            }
+
+            @Override
+            public void placed(Pool p, Worker w, boolean binds) {
+                Live.placed(p, w, binds);
+            }
+
+            @Override
+            public void refused(Pool p, Worker w, String reason) {
+                Live.refused(p, w, reason);
+            }
+
+            @Override
+            public void changed() {
+                Live.changed();
+            }
+
+            @Override
+            public void rebalanced(String summary, int pools) {
+                Live.rebalanced(summary, pools);
+            }
+        };
+    }
+
+    /** The current report, or null before the agent is on. */
+    static Map<String, Object> snapshot() {
+        Supplier<Map<String, Object>> r = report;
+        return r == null ? null : r.get();
+    }
+
+    @Override
+    public void run() {
+        try {
+            if (!attached) {
+                Thread.sleep(FIRST_PUBLISH_MILLIS);
+                publishMarker();
+            }
+        } catch (InterruptedException e) {
+            return;
+        }
+        boolean mx = false;
+        long nextMx = System.nanoTime() + MX_POLL_MILLIS * 1_000_000L;
+        while (true) {
+            try {
+                if (!dirty) {
+                    if (mx) LockSupport.park(this);
+                    else LockSupport.parkNanos(this, Math.max(1, nextMx - System.nanoTime()));
+                }
+                if (!mx && System.nanoTime() - nextMx >= 0) {
+                    mx = Mx.registerIfJmxInUse();
+                    nextMx = System.nanoTime() + MX_POLL_MILLIS * 1_000_000L;
+                }
+                if (dirty) {
+                    Thread.sleep(COALESCE_MILLIS);
+                    dirty = false;
+                    Map<String, Object> m = snapshot();
+                    if (m != null) AgentProps.put(inst, AgentProps.REPORT, Json.write(m));
+                }
+            } catch (InterruptedException e) {
+                return;
+            } catch (Throwable t) {
+                Log.once("status:" + t.getClass().getName(), "status: cannot publish the report (" + t + ")");
+            }
+        }
+    }
+}

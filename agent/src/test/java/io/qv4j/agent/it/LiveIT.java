@@ -1,0 +1,291 @@
+package io.qv4j.agent.it;
+
+import com.sun.tools.attach.VirtualMachine;
+import io.qv4j.agent.report.JsonReader;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import javax.management.MBeanServerConnection;
+import javax.management.ObjectName;
+import javax.management.openmbean.CompositeData;
+import javax.management.remote.JMXConnector;
+import javax.management.remote.JMXConnectorFactory;
+import javax.management.remote.JMXServiceURL;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A running JVM seen and steered from outside: {@code status} (agent report beside the kernel's
+ * masks), {@code attach} (options carried, errors answered), Flight Recorder events and the
+ * {@code io.qv4j:type=Agent} MXBean, each against forked JVMs. This machine: PUs 0 and 1.
+ */
+class LiveIT {
+
+    static List<Path> javas() throws Exception {
+        return Jvm.javas();
+    }
+
+    /** A forked BusyApp: its process and PID; closing stdin ends it. */
+    record Busy(Process process, long pid) implements AutoCloseable {
+        @Override
+        public void close() throws Exception {
+            process.getOutputStream().close();
+            if (!process.waitFor(20, TimeUnit.SECONDS)) process.destroyForcibly();
+        }
+    }
+
+    static Busy busy(Path java, String agentArgs, int workers) throws Exception {
+        List<String> cmd = new ArrayList<>(List.of(java.toString()));
+        if (!java.toString().contains("17")) cmd.addAll(List.of("--enable-native-access=ALL-UNNAMED", "-XX:+EnableDynamicAgentLoading"));
+        if (agentArgs != null) cmd.add("-javaagent:" + Jvm.agentJar() + (agentArgs.isEmpty() ? "" : "=" + agentArgs));
+        cmd.addAll(List.of("-cp", "target/test-classes", "io.qv4j.testapps.BusyApp", Integer.toString(workers), "90"));
+        Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+        String line = r.readLine();
+        if (line == null || !line.startsWith("ready ")) {
+            p.destroyForcibly();
+            throw new AssertionError("BusyApp did not start: " + line);
+        }
+        return new Busy(p, Long.parseLong(line.substring(6).strip()));
+    }
+
+    /** The kernel's mask of each thread of {@code pid} whose name starts with {@code prefix}, by name. */
+    static Map<String, String> kernel(long pid, String prefix) throws IOException {
+        Map<String, String> out = new HashMap<>();
+        try (Stream<Path> tasks = Files.list(Path.of("/proc", Long.toString(pid), "task"))) {
+            for (Path t : (Iterable<Path>) tasks::iterator) {
+                try {
+                    String name = Files.readString(t.resolve("comm")).strip();
+                    if (!name.startsWith(prefix)) continue;
+                    for (String l : Files.readAllLines(t.resolve("status"))) {
+                        if (l.startsWith("Cpus_allowed_list:")) out.put(name, l.substring(18).strip());
+                    }
+                } catch (IOException gone) {
+                    // the thread ended
+                }
+            }
+        }
+        return out;
+    }
+
+    static String kernelOf(long pid, long tid) throws IOException {
+        for (String l : Files.readAllLines(Path.of("/proc", Long.toString(pid), "task", Long.toString(tid), "status"))) {
+            if (l.startsWith("Cpus_allowed_list:")) return l.substring(18).strip();
+        }
+        throw new AssertionError("no mask for " + tid);
+    }
+
+    @SuppressWarnings("unchecked")
+    static Map<String, Object> map(Object o) {
+        return (Map<String, Object>) o;
+    }
+
+    @SuppressWarnings("unchecked")
+    static List<Object> list(Object o) {
+        return (List<Object>) o;
+    }
+
+    /** The threads of {@code pid}'s status JSON, by name, once {@code n} are bound (polls up to 15 s). */
+    static Map<String, Map<String, Object>> boundThreads(Path java, long pid, int n) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
+        String last = "";
+        while (System.nanoTime() < deadline) {
+            Jvm.Result r = Jvm.cli(java, List.of(), "status", Long.toString(pid), "--format", "json");
+            last = r.toString();
+            if (r.exitCode() == 0) {
+                Map<String, Object> jvm = map(list(map(JsonReader.parse(r.stdout())).get("jvms")).get(0));
+                Map<String, Map<String, Object>> out = new HashMap<>();
+                if (jvm.get("report") != null) {
+                    for (Object p : list(map(jvm.get("report")).get("pools"))) {
+                        for (Object t : list(map(p).get("threads"))) {
+                            if (Boolean.TRUE.equals(map(t).get("bound"))) out.put((String) map(t).get("name"), map(t));
+                        }
+                    }
+                }
+                if (out.size() >= n) return out;
+            }
+            Thread.sleep(200);
+        }
+        throw new AssertionError("no " + n + " bound threads: " + last);
+    }
+
+    @ParameterizedTest
+    @MethodSource("javas")
+    void statusShowsThePlanBesideTheKernel(Path java) throws Exception {
+        try (Busy app = busy(java, "split-at=core,color=spread", 2); Busy plain = busy(java, null, 1)) {
+            Map<String, Map<String, Object>> threads = boundThreads(java, app.pid(), 2);
+            Set<String> cpus = new HashSet<>();
+            for (String name : List.of("app-1", "app-2")) {
+                Map<String, Object> t = threads.get(name);
+                assertNotNull(t, threads.toString());
+                String now = kernelOf(app.pid(), ((Number) t.get("tid")).longValue());
+                assertEquals(now, t.get("kernel"), t.toString());
+                assertEquals(now, t.get("cpuset"), t.toString());
+                assertEquals(Boolean.TRUE, t.get("matches"), t.toString());
+                cpus.add(now);
+            }
+            assertEquals(Set.of("0", "1"), cpus);
+
+            Jvm.Result text = Jvm.cli(java, List.of(), "status", Long.toString(app.pid()));
+            assertEquals(0, text.exitCode(), text.toString());
+            assertTrue(text.stdout().contains("JVM " + app.pid()), text.stdout());
+            for (Map<String, Object> t : threads.values()) {
+                String row = text.stdout().lines().filter(l -> l.contains("  " + t.get("name") + " ")).findFirst().orElseThrow(() -> new AssertionError(text.stdout()));
+                assertTrue(row.strip().startsWith(t.get("tid").toString()), row);
+                assertTrue(row.contains(" " + kernelOf(app.pid(), ((Number) t.get("tid")).longValue()) + " ") && row.endsWith("ok"), row);
+            }
+            assertTrue(text.stdout().contains("node: "), text.stdout());
+
+            Jvm.Result all = Jvm.cli(java, List.of(), "status", "--format", "json");
+            assertEquals(0, all.exitCode(), all.toString());
+            Set<Long> pids = new HashSet<>();
+            for (Object j : list(map(JsonReader.parse(all.stdout())).get("jvms"))) pids.add(((Number) map(j).get("pid")).longValue());
+            assertTrue(pids.contains(app.pid()), all.stdout());
+            assertFalse(pids.contains(plain.pid()), "a JVM without the agent is not listed: " + all.stdout());
+
+            Jvm.Result none = Jvm.cli(java, List.of(), "status", Long.toString(plain.pid()));
+            assertEquals(1, none.exitCode(), none.toString());
+            assertEquals(1, none.stderr().strip().lines().count(), none.stderr());
+            assertTrue(none.stderr().startsWith("qv: " + plain.pid() + ": no qv4j agent"), none.stderr());
+        }
+    }
+
+    @Test
+    void statusOfAProcessThatIsNoJvmOrNotMineIsOneLineAndHarmsNothing() throws Exception {
+        Path java = Jvm.javas().get(0);
+        Process sleep = new ProcessBuilder("sleep", "30").start();
+        try {
+            Jvm.Result r = Jvm.cli(java, List.of(), "status", Long.toString(sleep.pid()));
+            assertEquals(1, r.exitCode(), r.toString());
+            assertEquals("qv: " + sleep.pid() + ": not a JVM (sleep 30)", r.stderr().strip());
+            assertTrue(sleep.isAlive(), "no signal reached the process");
+        } finally {
+            sleep.destroy();
+        }
+        boolean root = "0".equals(Files.getAttribute(Path.of("/proc/self"), "unix:uid").toString());
+        Assumptions.assumeTrue(root && Files.isExecutable(Path.of("/usr/bin/setpriv")), "needs root and setpriv to run a process as another user");
+        Process other = new ProcessBuilder("/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "sleep", "30").start();
+        try {
+            Thread.sleep(200);
+            Jvm.Result r = Jvm.cli(java, List.of(), "status", Long.toString(other.pid()));
+            assertEquals(1, r.exitCode(), r.toString());
+            assertTrue(r.stderr().strip().matches("qv: " + other.pid() + ": runs as another user \\(uid 65534\\).*"), r.stderr());
+        } finally {
+            other.destroy();
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("javas")
+    void attachCarriesItsOptionsAndAnswersForTheTarget(Path java) throws Exception {
+        try (Busy app = busy(java, null, 2)) {
+            Map<String, String> before = kernel(app.pid(), "app-");
+            assertEquals(Set.of("0-1"), new HashSet<>(before.values()), before.toString());
+
+            Jvm.Result bad = Jvm.cli(java, List.of(), "attach", Long.toString(app.pid()), "color=purple");
+            assertEquals(2, bad.exitCode(), bad.toString());
+            assertTrue(bad.stderr().contains("qv: " + app.pid() + ": bad value color=purple (allowed: "), bad.stderr());
+            assertEquals(Set.of("0-1"), new HashSet<>(kernel(app.pid(), "app-").values()), "a refused attach pins nothing");
+
+            Jvm.Result ok = Jvm.cli(java, List.of(), "attach", Long.toString(app.pid()), "split-at=core,pools=app-*");
+            assertEquals(0, ok.exitCode(), ok.toString());
+            Map<String, String> after = kernel(app.pid(), "app-");
+            assertEquals(Set.of("0", "1"), new HashSet<>(after.values()), after + "\n" + ok);
+            for (Map.Entry<String, String> e : after.entrySet()) {
+                assertTrue(ok.stdout().lines().anyMatch(l -> l.contains("  " + e.getKey() + " ") && l.endsWith("ok")), ok.stdout());
+            }
+
+            Jvm.Result again = Jvm.cli(java, List.of(), "attach", Long.toString(app.pid()), "split-at=pu,color=packed");
+            assertEquals(0, again.exitCode(), again.toString());
+            assertTrue(again.stdout().contains("the qv4j agent is already there (options split-at=core,pools=app-*, attached): nothing changed"), again.stdout());
+            Thread.sleep(300);
+            assertEquals(after, kernel(app.pid(), "app-"));
+        }
+    }
+
+    @Test
+    void flightRecorderListsEveryPinnedWorker() throws Exception {
+        Path java = Jvm.javas().get(0);
+        Path jfr = Files.createTempFile("qv-jfr", ".jfr");
+        try {
+            Jvm.App r = Jvm.app(java, List.of(), List.of("-XX:StartFlightRecording=filename=" + jfr), "split-at=core,color=spread",
+                    List.of("target/test-classes"), "io.qv4j.testapps.PoolApp", Set.of("thread", "task"), "fixed", "2");
+            assertEquals(0, r.result().exitCode(), r.result().toString());
+            Path tool = java.resolveSibling("jfr");
+            Jvm.Result placed = Jvm.run(List.of(tool.toString(), "print", "--events", "io.qv4j.WorkerPlaced", jfr.toString()));
+            assertEquals(0, placed.exitCode(), placed.toString());
+            for (String t : List.of("pool-1-thread-1", "pool-1-thread-2")) {
+                assertTrue(placed.stdout().contains("thread = \"" + t + "\""), placed.stdout());
+                assertTrue(placed.stdout().contains("cpuset = \"" + r.cpus().get(t) + "\""), placed.stdout());
+            }
+            assertEquals(2, placed.stdout().split("io.qv4j.WorkerPlaced", -1).length - 1, placed.stdout());
+            Jvm.Result planned = Jvm.run(List.of(tool.toString(), "print", "--events", "io.qv4j.PoolPlanned", jfr.toString()));
+            assertTrue(planned.stdout().contains("pool = \"pool-1\"") && planned.stdout().contains("tasks = 2"), planned.stdout());
+        } finally {
+            Files.deleteIfExists(jfr);
+        }
+    }
+
+    @Test
+    void theMXBeanShowsTheReportThroughALocalConnector() throws Exception {
+        Path java = Path.of(System.getProperty("java.home"), "bin", "java");
+        try (Busy app = busy(java, "split-at=core", 2)) {
+            boundThreads(java, app.pid(), 2);
+            VirtualMachine vm = VirtualMachine.attach(Long.toString(app.pid()));
+            String url;
+            try {
+                url = vm.startLocalManagementAgent();
+            } finally {
+                vm.detach();
+            }
+            try (JMXConnector c = JMXConnectorFactory.connect(new JMXServiceURL(url))) {
+                MBeanServerConnection s = c.getMBeanServerConnection();
+                ObjectName name = new ObjectName("io.qv4j:type=Agent");
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                while (!s.isRegistered(name) && System.nanoTime() < deadline) Thread.sleep(100);
+                assertTrue(s.isRegistered(name), "registered once JMX is in use");
+                Map<String, Object> report = map(JsonReader.parse((String) s.getAttribute(name, "ReportJson")));
+                assertEquals(map(report.get("agent")).get("jvmScope"), s.getAttribute(name, "Scope"));
+                assertTrue(List.of((String[]) s.getAttribute(name, "Settings")).contains("bind=on"));
+                Map<String, Map<String, Object>> inReport = new HashMap<>();
+                for (Object p : list(report.get("pools"))) for (Object t : list(map(p).get("threads"))) inReport.put((String) map(t).get("name"), map(t));
+                CompositeData[] threads = (CompositeData[]) s.getAttribute(name, "Threads");
+                assertEquals(inReport.size(), threads.length);
+                int checked = 0;
+                for (CompositeData t : threads) {
+                    Map<String, Object> r = inReport.get((String) t.get("name"));
+                    assertNotNull(r, t.toString());
+                    assertEquals(r.get("cpuset"), t.get("cpuset"));
+                    assertEquals(((Number) r.get("tid")).longValue(), t.get("tid"));
+                    assertEquals(((Number) r.get("slot")).intValue(), t.get("slot"));
+                    if (((String) t.get("name")).startsWith("app-")) {
+                        assertEquals(kernelOf(app.pid(), (Long) t.get("tid")), t.get("cpuset"));
+                        checked++;
+                    }
+                }
+                assertEquals(2, checked);
+                CompositeData[] pools = (CompositeData[]) s.getAttribute(name, "Pools");
+                assertTrue(List.of(pools).stream().anyMatch(p -> Boolean.TRUE.equals(p.get("pinned")) && Integer.valueOf(2).equals(p.get("tasks"))));
+            }
+        }
+    }
+}
