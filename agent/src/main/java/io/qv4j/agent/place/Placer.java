@@ -11,6 +11,7 @@ import io.qv4j.topology.CpuSet;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
@@ -54,6 +55,9 @@ public final class Placer {
     private final PoolRegistry registry = new PoolRegistry();
     private final Eligibility eligibility;
     private final PoolPlanner planner;
+    private final ThreadSets threads;
+    /** Plain threads placed as a group's tasks: their exit frees their slot. */
+    private final Map<Thread, Boolean> grouped = new ConcurrentHashMap<>();
     private final CountDownLatch ready = new CountDownLatch(1);
     private final long waitMillis;
     private final boolean wantTid;
@@ -67,6 +71,8 @@ public final class Placer {
         this.wantTid = options.verbose() || options.report() != null;
         this.eligibility = new Eligibility(options, rules);
         this.planner = new PoolPlanner(options, rules, registry);
+        boolean binds = options.bind() != Options.Bind.OFF;
+        this.threads = new ThreadSets(binds ? rules : Rules.none(), binds);
     }
 
     public void annotations(Annotated a) {
@@ -213,17 +219,25 @@ public final class Placer {
     }
 
     private void place(Object pool, Thread t, Env e) {
+        place(pool, t, e, -1);
+    }
+
+    /** Places {@code t} as a worker of {@code pool}, in slot {@code ask} if that is free (else the lowest free one). */
+    private void place(Object pool, Thread t, Env e, int ask) {
         long t0 = System.nanoTime();
         Worker w;
         synchronized (registry.lock) {
             if (registry.known(t)) return;
             Pool p = registry.register(pool);
-            if (!p.planned) planner.plan(p, e);
-            else if (p.slots != null && Eligibility.tasks(pool) != p.tasks) resized(p, pool, e);
+            if (!p.planned) {
+                if (p.tasks == 0) p.tasks = planner.pieces(p, e);
+                planner.plan(p, e);
+            } else if (p.slots != null && !p.group() && Eligibility.tasks(pool) != p.tasks) resized(p, pool, e);
             w = registry.addWorker(p, t);
             if (!p.pinned) return;
             if (p.slots != null) {
-                w.slot = p.slots.take(t);
+                w.slot = p.slots.takeAt(ask, t);
+                if (w.slot < 0) w.slot = p.slots.take(t);
                 if (w.slot < 0 && reclaimDead(p) > 0) w.slot = p.slots.take(t);
                 if (w.slot >= 0) w.cpuset = p.slots.piece(w.slot);
             }
@@ -311,6 +325,44 @@ public final class Placer {
         w.bound = e.binder().bind(c);
         if (Log.isVerbose()) Log.debug("rebalance: thread \"" + w.name + "\" -> " + w.label + e.binder().outcome(w.bound));
         return true;
+    }
+
+    /**
+     * A platform thread starts running, on itself ({@code Thread.run()}): if a rule or a recognizer
+     * makes it a task of a group of plain threads, it is placed like a pool's worker, in the slot
+     * its name gives. Threads nothing names return after one lookup.
+     */
+    public void threadStart(Thread t) {
+        ThreadSet g = threads.match(t);
+        if (g == null) return;
+        GroupKey key = threads.key(g);
+        synchronized (registry.lock) {
+            if (registry.known(t)) return;
+            Pool p = registry.find(key);
+            if (p == null) {
+                p = registry.addGroup(key, g.type());
+                p.decided = true;
+                p.pinned = true;
+                p.name = g.name();
+                p.tasks = g.tasks();
+                p.rule = g.rule();
+                p.policy = g.policy();
+                p.reason = g.reason();
+                if (Log.isVerbose()) Log.debug("pool " + p.name + ": " + PoolPlanner.policyOf(p, options) + " from " + p.reason);
+            }
+        }
+        Env e = env != null ? env : awaitEnv();
+        if (e == null) return; // runs unpinned: a plain thread has no later event to catch up at
+        grouped.put(t, Boolean.TRUE);
+        place(key, t, e, g.slot());
+    }
+
+    /** A plain thread's run() returns: a group's thread frees its slot. One lookup for the others. */
+    public void threadExit(Thread t) {
+        if (grouped.remove(t) == null) return;
+        synchronized (registry.lock) {
+            registry.removeWorker(t);
+        }
     }
 
     /** A worker leaves, on its own thread: its slot is free for a replacement. */

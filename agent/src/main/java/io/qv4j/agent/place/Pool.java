@@ -44,11 +44,21 @@ public final class Pool {
     final List<Worker> workers = new ArrayList<>();
 
     Pool(int id, Object pool, Eligibility.Origin origin, Eligibility.Creator creator) {
+        this(id, pool, origin, creator, pool.getClass().getName());
+    }
+
+    /** A group of plain threads ({@link ThreadSet}): {@code type} says what its threads are. */
+    Pool(int id, Object pool, Eligibility.Origin origin, Eligibility.Creator creator, String type) {
         this.id = id;
         this.ref = new WeakReference<>(pool);
-        this.type = pool.getClass().getName();
+        this.type = type;
         this.origin = origin;
         this.creator = creator;
+    }
+
+    /** A group of plain threads, not a pool object. */
+    boolean group() {
+        return ref.get() instanceof GroupKey;
     }
 
     /** Not collected and not shut down. */

@@ -48,6 +48,15 @@ final class PoolPlanner {
         return p.policy == null ? o.policy() : p.policy.resolve(o.policy());
     }
 
+    /** How many pieces the pool's policy makes of the JVM scope (a group of plain threads of unknown size takes one thread per piece); 1 if it cannot say. */
+    int pieces(Pool p, Env e) {
+        try {
+            return Math.max(1, engine.plan(e.topology(), e.jvm(), policyOf(p, options), 1).pieces());
+        } catch (RuntimeException | LinkageError ex) {
+            return 1;
+        }
+    }
+
     /** Plans {@code p}. Under the registry's lock. */
     void plan(Pool p, Env e) {
         p.planned = true;

@@ -52,7 +52,15 @@ public final class PoolRegistry {
      * {@value #DEAD_POOLS_KEPT} for the report. Under the lock; amortized O(1).
      */
     Pool add(Object pool, Eligibility.Origin origin, Eligibility.Creator creator) {
-        Pool p = new Pool(nextId++, pool, origin, creator);
+        return add(new Pool(nextId++, pool, origin, creator), pool);
+    }
+
+    /** Records a group of plain threads under its key. Under the lock. */
+    Pool addGroup(GroupKey key, String type) {
+        return add(new Pool(nextId++, key, Eligibility.Origin.APPLICATION, Eligibility.Creator.UNKNOWN, type), key);
+    }
+
+    private Pool add(Pool p, Object pool) {
         pools.add(p);
         byPool.put(pool, p);
         if (pools.size() > pruneAt) {
