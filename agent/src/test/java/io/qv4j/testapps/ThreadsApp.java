@@ -29,15 +29,20 @@ public final class ThreadsApp {
     }
 
     static void record(String as) {
+        SEEN.put(as, line(as));
+    }
+
+    /** {@code thread AS tid=TID cpus=LIST}, read on the calling thread. */
+    static String line(String as) {
         try {
             String cpus = "?";
             for (String l : Files.readAllLines(Path.of("/proc/thread-self/status"))) {
                 if (l.startsWith("Cpus_allowed_list:")) cpus = l.substring(l.indexOf(':') + 1).strip();
             }
             String tid = Path.of("/proc/thread-self").toRealPath().getFileName().toString();
-            SEEN.put(as, "thread " + as + " tid=" + tid + " cpus=" + cpus);
+            return "thread " + as + " tid=" + tid + " cpus=" + cpus;
         } catch (Exception e) {
-            SEEN.put(as, "thread " + as + " tid=0 cpus=error:" + e.getClass().getSimpleName());
+            return "thread " + as + " tid=0 cpus=error:" + e.getClass().getSimpleName();
         }
     }
 }

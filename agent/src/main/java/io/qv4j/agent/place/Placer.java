@@ -250,13 +250,16 @@ public final class Placer {
 
     /**
      * A thread whose mask is already narrower than the pool's universe, and not because qv4j put
-     * it there, was bound by the application (its thread factory, say): it is left as it is.
+     * it there (nor its creator, which qv4j placed: a new thread inherits its creator's mask), was
+     * bound by the application (its thread factory, say): it is left as it is.
      */
     private boolean boundByApplication(Worker w, Env e) {
         CpuSet now = Binder.currentMask();
         CpuSet universe = w.pool.parent != null ? w.pool.parent.and(e.jvm()) : e.jvm();
         if (now == null || now.equals(universe) || !universe.containsAll(now) || now.equals(w.cpuset)) return false;
         synchronized (registry.lock) {
+            // a thread started by a thread qv4j placed inherits that thread's mask: not the application's doing
+            for (Worker o : registry.liveWorkers().values()) if (o != w && o.bound && now.equals(o.cpuset)) return false;
             if (w.slot >= 0) w.pool.slots.release(w.slot, Thread.currentThread());
             w.slot = -1;
             w.cpuset = now;
