@@ -1,5 +1,6 @@
 package io.qv4j.agent.place;
 
+import io.qv4j.agent.bind.VirtualThreads;
 import io.qv4j.agent.config.Options;
 import io.qv4j.agent.config.Rule;
 import io.qv4j.agent.config.Rules;
@@ -132,8 +133,7 @@ final class Eligibility {
 
     /** {@code java.lang.VirtualThread} and the bound kind ({@code Thread.isVirtual()} is JDK 21+; we compile for 17). */
     static boolean isVirtual(Thread t) {
-        String n = t.getClass().getName();
-        return n.startsWith("java.lang.") && n.endsWith("VirtualThread");
+        return VirtualThreads.isVirtual(t);
     }
 
     private static boolean madeByQvExecutors(Object pool) {

@@ -13,6 +13,7 @@ import java.util.regex.Pattern;
 final class TomcatThreads implements ThreadRecognizer {
 
     static final String THREAD = "org.apache.tomcat.util.threads.TaskThread";
+    static final String POOL = "org.apache.tomcat.util.threads.ThreadPoolExecutor";
     private static final Pattern NAME = Pattern.compile("(.*\\D)(\\d+)");
 
     @Override
@@ -25,12 +26,14 @@ final class TomcatThreads implements ThreadRecognizer {
         Matcher m = NAME.matcher(t.getName());
         String prefix = m.matches() ? m.group(1) : t.getName();
         Object pool = Reach.withMethod(task, "getCorePoolSize");
-        int core = pool == null ? -1 : Reach.callInt(pool, "getCorePoolSize");
-        int max = pool == null ? -1 : Reach.callInt(pool, "getMaximumPoolSize");
+        // TaskThreads of a JDK pool (Tomcat's utility executor) are that pool's workers: the pool hooks place them
+        if (pool == null || !Reach.isA(pool.getClass(), POOL)) return null;
+        int core = Reach.callInt(pool, "getCorePoolSize");
+        int max = Reach.callInt(pool, "getMaximumPoolSize");
         int tasks = core > 0 ? core : max > 0 && max < Integer.MAX_VALUE ? max : -1;
         String name = prefix.endsWith("-") ? prefix.substring(0, prefix.length() - 1) : prefix;
         return new ThreadSet("tomcat:" + prefix + "@" + System.identityHashCode(pool), name,
-                pool == null ? THREAD : pool.getClass().getName(), tasks, m.matches() ? ThreadSets.number(m.group(2)) - 1 : -1, null, null,
+                pool.getClass().getName(), tasks, m.matches() ? ThreadSets.number(m.group(2)) - 1 : -1, null, null,
                 "Tomcat request workers" + (tasks > 0 ? ", " + tasks + " core threads" : ""));
     }
 }
