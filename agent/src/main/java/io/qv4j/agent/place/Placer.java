@@ -7,6 +7,8 @@ import io.qv4j.agent.bind.Binder;
 import io.qv4j.agent.log.Log;
 import io.qv4j.agent.platform.LivePlatform;
 import io.qv4j.topology.CpuSet;
+import io.qv4j.topology.HwObject;
+import io.qv4j.topology.HwType;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -231,6 +233,7 @@ public final class Placer {
             Pool p = registry.register(pool);
             if (!p.planned) {
                 if (p.tasks == 0) p.tasks = planner.pieces(p, e);
+                if (p.carriers) p.parent = carrierScope(e);
                 planner.plan(p, e);
             } else if (p.slots != null && !p.group() && Eligibility.tasks(pool) != p.tasks) resized(p, pool, e);
             w = registry.addWorker(p, t);
@@ -268,6 +271,21 @@ public final class Placer {
         Log.once("appbound:" + w.pool.name, "pool " + w.pool.name + ": thread \"" + w.name + "\" was already bound to pus " + now
                 + " by the application: left there");
         return true;
+    }
+
+    /** The {@code carriers=} scope: the JVM's ({@code jvm}), or the N-th object of TYPE that has PUs in it; null = the JVM scope. */
+    private CpuSet carrierScope(Env e) {
+        String c = options.carriers();
+        int colon = c == null ? -1 : c.indexOf(':');
+        if (colon < 0 || e.topology() == null) return null;
+        int n = Integer.parseInt(c.substring(colon + 1));
+        int i = 0;
+        for (HwObject o : e.topology().objects(HwType.parse(c.substring(0, colon)))) {
+            if (!o.cpuset().intersects(e.jvm())) continue;
+            if (i++ == n) return o.cpuset().and(e.jvm());
+        }
+        Log.once("carriers:" + c, "carriers=" + c + ": no such object in the JVM's scope " + e.jvm() + ": carriers bound to the JVM scope");
+        return null;
     }
 
     /** Slots whose owner died without an exit event (an exception out of a worker's run): freed. Under the lock. */

@@ -39,6 +39,8 @@ public final class Pool {
     CpuSet parent;
     /** Some piece would have got more workers than PUs: those workers share the pool scope. */
     boolean oversubscribed;
+    /** The virtual-thread scheduler's carriers, bound to the {@code carriers=} scope. */
+    boolean carriers;
     boolean shares;
     int started;
     final List<Worker> workers = new ArrayList<>();

@@ -38,4 +38,21 @@ class VirtualThreadsIT {
         assertTrue(first >= 0, err);
         assertEquals(-1, err.indexOf("Scope.bind() on a virtual thread", first + 1), "said once: " + err);
     }
+
+    @Test
+    void theCarriersOptionBindsEveryCarrierToTheChosenScope() throws Exception {
+        List<Path> javas = Jvm.javas();
+        assumeTrue(javas.size() > 1, "needs a JDK 25");
+        Allowed where = Allowed.unrestricted();
+        assumeTrue(where.cores().size() >= 2, "needs two allowed cores, has " + where.allowed());
+        Path java = javas.get(javas.size() - 1);
+        String api = Path.of(Placement.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
+        Jvm.App r = Jvm.app(java, List.of(), List.of(), "carriers=core:1," + ThreadGroupsIT.ownClaims(), List.of("target/test-classes", api),
+                "io.qv4j.testapps.VirtualApp", Set.of("carrier"), "10000");
+        String out = r.result().toString();
+        assertEquals(0, r.result().exitCode(), out);
+        assertTrue(r.result().stdout().contains("ok 10000\n"), out);
+        assertFalse(r.cpus().isEmpty(), "carriers seen: " + out);
+        for (Map.Entry<String, String> e : r.cpus().entrySet()) assertEquals(where.cores().get(1), e.getValue(), "carrier " + e.getKey() + ": " + out);
+    }
 }
