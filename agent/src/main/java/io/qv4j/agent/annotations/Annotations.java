@@ -4,6 +4,7 @@ import io.qv4j.agent.config.Policy;
 import io.qv4j.agent.boot.QvHooks;
 import io.qv4j.agent.log.Log;
 import io.qv4j.agent.config.Options;
+import io.qv4j.agent.place.Annotated;
 import io.qv4j.agent.place.Env;
 import io.qv4j.agent.place.Placer;
 import io.qv4j.topology.CpuSet;
@@ -209,8 +210,8 @@ public final class Annotations implements ObjIntConsumer<Object> {
     }
 
     /** The instance the placer asks about pools made inside annotated calls. */
-    public Placer.Annotated source() {
-        return new Placer.Annotated() {
+    public Annotated source() {
+        return new Annotated() {
             @Override
             public Policy current() {
                 return Annotations.current();

@@ -2,6 +2,7 @@ package io.qv4j.agent.annotations;
 
 import io.qv4j.agent.config.Policy;
 import io.qv4j.agent.bind.Binder;
+import io.qv4j.agent.bind.VirtualThreads;
 import io.qv4j.agent.log.Log;
 import io.qv4j.agent.config.Options;
 import io.qv4j.agent.place.Env;
@@ -35,6 +36,10 @@ final class BindSite {
         Env e = Annotations.env();
         Options o = Annotations.options();
         if (e == null || o == null || e.topology() == null || o.bind() == Options.Bind.OFF) return new Held(id, null, -1, null, null, false);
+        if (VirtualThreads.current()) {
+            VirtualThreads.skipped("@Bind");
+            return new Held(id, null, -1, null, null, false);
+        }
         Slots s;
         synchronized (this) {
             if (slots == null && !failed) {

@@ -25,6 +25,10 @@ public final class QvHooks {
     public static final String FJ_START_HOOK = "fjStart";
     /** {@link #fjExit(Object)}, descriptor {@link #OBJECT_HOOK}. */
     public static final String FJ_EXIT_HOOK = "fjExit";
+    /** {@link #threadStart(Object)}, descriptor {@link #OBJECT_HOOK}. */
+    public static final String THREAD_START_HOOK = "threadStart";
+    /** {@link #threadExit(Object)}, descriptor {@link #OBJECT_HOOK}. */
+    public static final String THREAD_EXIT_HOOK = "threadExit";
     /** {@link #placementEnter(int)}, descriptor {@link #ID_HOOK}. */
     public static final String PLACEMENT_ENTER_HOOK = "placementEnter";
     /** {@link #placementExit(int)}, descriptor {@link #ID_HOOK}. */
@@ -51,6 +55,8 @@ public final class QvHooks {
     public static final int FJ_START = 3;
     public static final int FJ_EXIT = 4;
     public static final int TASK = 5;
+    public static final int THREAD_START = 6;
+    public static final int THREAD_EXIT = 7;
 
     // What the annotation hooks pass to their handler: {@code id << OP_SHIFT | op}.
 
@@ -97,6 +103,16 @@ public final class QvHooks {
     /** ForkJoinWorkerThread.run, at exit. */
     public static void fjExit(Object thread) {
         call(thread, FJ_EXIT);
+    }
+
+    /** Thread.run, at enter: only when the thread runs itself (not a direct call of run() on another thread). */
+    public static void threadStart(Object thread) {
+        if (thread == Thread.currentThread()) call(thread, THREAD_START);
+    }
+
+    /** Thread.run, before its normal return, likewise. */
+    public static void threadExit(Object thread) {
+        if (thread == Thread.currentThread()) call(thread, THREAD_EXIT);
     }
 
     /** ThreadPoolExecutor.getTask, at enter: one volatile read per task. */

@@ -21,10 +21,11 @@ import java.util.List;
  * @param node       several JVMs on one node: local rank, claims, quota
  * @param rebalance  load-proportional re-splits of the JVM scope among pinned pools; null = off (the default: not even its class is loaded)
  * @param oversubscribe pin workers one per piece even where a piece gets more workers than it has PUs (default: those share the pool scope)
+ * @param carriers   where the virtual-thread scheduler's carriers are bound, all to one scope: {@code jvm} or {@code TYPE:N}; null = not bound (the default)
  */
 public record Options(boolean enabled, boolean strict, PlacementSpec policy, List<String> pools,
                       boolean commonPool, Bind bind, String topology, boolean verbose, String report,
-                      NodeOptions node, RebalanceOptions rebalance, boolean oversubscribe) {
+                      NodeOptions node, RebalanceOptions rebalance, boolean oversubscribe, String carriers) {
 
     public enum Bind {
         ON, OFF, DRY_RUN;
@@ -37,6 +38,6 @@ public record Options(boolean enabled, boolean strict, PlacementSpec policy, Lis
 
     public static Options defaults() {
         return new Options(true, false, PlacementSpec.splitAt(HwType.CORE).color(Color.SPREAD), List.of(), false, Bind.ON,
-                null, false, null, NodeOptions.defaults(), null, false);
+                null, false, null, NodeOptions.defaults(), null, false, null);
     }
 }

@@ -26,7 +26,7 @@ public final class OptionsParser {
     public static final List<String> KEYS = List.of("enabled", "strict", "split-at", "split", "color", "pools",
             "common-pool", "bind", "topology", "verbose", "report",
             "local-rank", "rank-split-at", "claims", "claims-dir", "respect-quota",
-            "rebalance", "rebalance-threshold", "oversubscribe", "config");
+            "rebalance", "rebalance-threshold", "oversubscribe", "carriers", "config");
 
     /** Local ranks get CPU pieces: every type but the devices. */
     private static final String RANK_SPLIT_AT = "machine, package, die, numa, l3, l2, l1, core, pu";
@@ -170,7 +170,26 @@ public final class OptionsParser {
         }
         return new Options(enabled, strict, policy, pools, commonPool, bind, topology, verbose, report,
                 node(m), m.containsKey("rebalance") || m.containsKey("rebalance-threshold") ? RebalanceOptions.parse(m) : null,
-                m.containsKey("oversubscribe") ? bool("oversubscribe", m.get("oversubscribe")) : d.oversubscribe());
+                m.containsKey("oversubscribe") ? bool("oversubscribe", m.get("oversubscribe")) : d.oversubscribe(),
+                carriers(m.get("carriers")));
+    }
+
+    /** {@code carriers}: off (null), {@code jvm}, or {@code TYPE:N} (the N-th object of TYPE in the JVM scope). */
+    private static String carriers(String v) throws OptionException {
+        if (v == null || v.strip().equalsIgnoreCase("off")) return null;
+        String w = v.strip().toLowerCase(Locale.ROOT);
+        if (w.equals("jvm")) return w;
+        int colon = w.indexOf(':');
+        try {
+            if (colon > 0) {
+                HwType t = PolicyWords.splitAt(w.substring(0, colon));
+                int n = Integer.parseInt(w.substring(colon + 1));
+                if (n >= 0) return t.shortName() + ":" + n;
+            }
+        } catch (IllegalArgumentException e) {
+            // below
+        }
+        throw bad("carriers", v, "off, jvm, or TYPE:N such as numa:0 or package:1 (the N-th in the JVM's scope)");
     }
 
     /** The keys of {@link NodeOptions}. */

@@ -10,9 +10,21 @@ import java.util.regex.Pattern;
  * @param creator    glob on {@code class#method} of the code that made the pool; null = any
  * @param commonPool true: the rule may match the common ForkJoinPool (and pins it); false: never
  * @param weight     the rule's share of the JVM scope (its pools are planned on that share); NaN = none
+ * @param tasks      how many threads a group of plain threads the rule names has (its T); 0 = not said
  */
 public record Rule(String name, String where, Pattern thread, Pattern poolClass, Pattern creator,
-                   boolean commonPool, Policy policy, double weight) {
+                   boolean commonPool, Policy policy, double weight, int tasks) {
+
+    /**
+     * Whether the rule names a plain thread (one that is no pool's worker): by its name, by its
+     * class ({@code match.class} is then the thread's class); a rule that asks for the creating
+     * code or the common pool names pools only.
+     */
+    public boolean matchesThread(String threadName, String threadClass) {
+        if (creator != null || commonPool || (thread == null && poolClass == null)) return false;
+        if (thread != null && !thread.matcher(threadName).matches()) return false;
+        return poolClass == null || poolClass.matcher(threadClass).matches();
+    }
 
     public boolean matches(String threadName, String cls, String creatorClassMethod, boolean common) {
         if (common && !commonPool) return false;

@@ -19,14 +19,20 @@ import java.util.regex.Pattern;
  * rule.compute.match.creator = com.acme.Solver#start*
  * rule.compute.split-at  = numa
  * rule.compute.weight    = 3
+ * rule.pipe.match.thread = pipe-*
+ * rule.pipe.split-at     = pu
+ * rule.pipe.tasks        = 4
  * </pre>
+ * A rule whose {@code match.thread} (and/or {@code match.class}, then the thread's class) names
+ * plain threads makes them a group: the trailing number of a thread's name gives its slot
+ * ({@code pipe-1} → slot 0), {@code tasks} its size (else one thread per piece of the split).
  * Rules are tried in the order their names first appear in the file; the first whose match keys
  * all match wins. Errors name {@code file:line}.
  */
 public final class Rules {
 
     public static final List<String> MATCH_KEYS = List.of("match.thread", "match.class", "match.creator");
-    public static final List<String> POLICY_KEYS = List.of("split-at", "split", "color", "common-pool", "weight");
+    public static final List<String> POLICY_KEYS = List.of("split-at", "split", "color", "common-pool", "weight", "tasks");
 
     private final List<Rule> rules;
 
@@ -94,6 +100,7 @@ public final class Rules {
         int ordinal = -1;
         boolean common = false;
         double weight = Double.NaN;
+        int tasks = 0;
         int first = Integer.MAX_VALUE;
         for (Map.Entry<String, String> e : m.entrySet()) {
             String key = e.getKey();
@@ -120,6 +127,14 @@ public final class Rules {
                     }
                     if (!(weight > 0) || Double.isInfinite(weight)) throw bad(where, key, v, "a positive number, the rule's share of the JVM's PUs");
                 }
+                case "tasks" -> {
+                    try {
+                        tasks = Integer.parseInt(v);
+                    } catch (NumberFormatException x) {
+                        tasks = -1;
+                    }
+                    if (tasks < 1 || tasks > 4096) throw bad(where, key, v, "1 to 4096, the number of threads in a group of plain threads the rule names");
+                }
                 default -> throw new IllegalStateException(key);
             }
         }
@@ -127,7 +142,7 @@ public final class Rules {
         if (thread == null && cls == null && creator == null && !common) {
             throw new OptionException("config=" + where + ": rule " + name + " matches nothing (give match.thread, match.class, match.creator or common-pool=on)");
         }
-        return new Rule(name, where, thread, cls, creator, common, new Policy(splitAt, split, color, ordinal, "rule " + name + " (" + where + ")"), weight);
+        return new Rule(name, where, thread, cls, creator, common, new Policy(splitAt, split, color, ordinal, "rule " + name + " (" + where + ")"), weight, tasks);
     }
 
     private static int line(Map<String, Integer> lines, String name, String key) {

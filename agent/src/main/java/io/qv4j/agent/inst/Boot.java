@@ -70,12 +70,14 @@ public final class Boot {
         }, ClassReader.SKIP_DEBUG);
         Module javaBase = Object.class.getModule();
         inst.redefineModule(javaBase, Set.of(), Map.of(),
-                Map.of("java.util.concurrent", Set.of(Boot.class.getModule())), Set.of(), Map.of());
+                Map.of("java.util.concurrent", Set.of(Boot.class.getModule()),
+                        // a started thread's Runnable is read to tell pool workers from plain threads
+                        "java.lang", Set.of(Boot.class.getModule())), Set.of(), Map.of());
         // ConcurrentHashMap is loaded at JVM start: using it keeps the three target classes unloaded.
         return MethodHandles.privateLookupIn(ConcurrentHashMap.class, MethodHandles.lookup()).defineClass(w.toByteArray());
     }
 
-    /** Sets the handler, then instruments the three JDK classes (retransforming those already loaded). */
+    /** Sets the handler, then instruments the four JDK classes (retransforming those already loaded). */
     public static HookTransformer install(Instrumentation inst, ObjIntConsumer<Object> handler, boolean catchUp) throws Exception {
         Class<?> hooks = hooksClass(inst);
         hooks.getField("handler").set(null, handler);

@@ -51,6 +51,8 @@ public final class Dispatcher implements ObjIntConsumer<Object> {
                 case QvHooks.FJ_EXIT -> {
                     if (o instanceof ForkJoinWorkerThread w) placer.workerExit(w.getPool(), w);
                 }
+                case QvHooks.THREAD_START -> placer.threadStart(Thread.currentThread());
+                case QvHooks.THREAD_EXIT -> placer.threadExit(Thread.currentThread());
                 case QvHooks.TASK -> {
                     placer.catchUp(o, Thread.currentThread(), attached);
                     if (!attached && !placer.anyPending()) setCatchUp(false);

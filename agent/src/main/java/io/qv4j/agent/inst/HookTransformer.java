@@ -16,7 +16,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * A plain transformer for exactly three boot classes, written with the ASM that ships inside
+ * A plain transformer for exactly four boot classes, written with the ASM that ships inside
  * ByteBuddy (no AgentBuilder: it costs ~300 ms at start-up). It inserts {@code ALOAD 0;
  * INVOKESTATIC java/util/concurrent/QvHooks.x(Object)} at method entry or before each return
  * ({@link #hooks()} lists them; the names are constants of {@link QvHooks}):
@@ -27,7 +27,8 @@ public final class HookTransformer implements ClassFileTransformer {
     public static final String TPE = "java/util/concurrent/ThreadPoolExecutor";
     public static final String FJP = "java/util/concurrent/ForkJoinPool";
     public static final String FJWT = "java/util/concurrent/ForkJoinWorkerThread";
-    public static final Set<String> TARGETS = Set.of(TPE, FJP, FJWT);
+    public static final String THREAD = "java/lang/Thread";
+    public static final Set<String> TARGETS = Set.of(TPE, FJP, FJWT, THREAD);
 
     /** Where a hook goes: a method (any descriptor when null), the hook at its entry and before its returns. */
     private static final class Site {
@@ -54,6 +55,9 @@ public final class HookTransformer implements ClassFileTransformer {
         new Site(TPE, "getTask", "()Ljava/lang/Runnable;", QvHooks.GET_TASK_HOOK, null),
         new Site(FJP, "<init>", null, null, QvHooks.POOL_CREATED_HOOK),
         new Site(FJWT, "run", "()V", QvHooks.FJ_START_HOOK, QvHooks.FJ_EXIT_HOOK),
+        // where every platform thread whose class does not override run() starts (JDK 17 and 25
+        // alike: the VM's thread entry calls run() virtually); virtual threads never come here
+        new Site(THREAD, "run", "()V", QvHooks.THREAD_START_HOOK, QvHooks.THREAD_EXIT_HOOK),
     };
 
     private final String hooks;

@@ -1,5 +1,6 @@
 package io.qv4j.agent.place;
 
+import io.qv4j.agent.bind.VirtualThreads;
 import io.qv4j.agent.config.Options;
 import io.qv4j.agent.config.Rule;
 import io.qv4j.agent.config.Rules;
@@ -103,6 +104,11 @@ final class Eligibility {
         } else if (madeByQvExecutors(pool)) {
             p.policy = null;
             p.reason = "placed by QvExecutors";
+        } else if (options.carriers() != null && isCarrierPool(p, first)) {
+            p.carriers = true;
+            p.pinned = true;
+            p.tasks = -1; // the carrier pool grows when virtual threads block: one scope, never one PU each
+            p.reason = "virtual-thread carriers (carriers=" + options.carriers() + ")";
         } else if (p.policy != null && p.origin != Origin.AGENT) {
             p.pinned = true;
             p.reason = p.policy.source();
@@ -132,8 +138,12 @@ final class Eligibility {
 
     /** {@code java.lang.VirtualThread} and the bound kind ({@code Thread.isVirtual()} is JDK 21+; we compile for 17). */
     static boolean isVirtual(Thread t) {
-        String n = t.getClass().getName();
-        return n.startsWith("java.lang.") && n.endsWith("VirtualThread");
+        return VirtualThreads.isVirtual(t);
+    }
+
+    /** The virtual-thread scheduler's pool: made by {@code java.lang.VirtualThread}, or run by the JDK's carrier threads. */
+    static boolean isCarrierPool(Pool p, Thread first) {
+        return "java.lang.VirtualThread".equals(p.creator.className()) || first.getClass().getName().equals("jdk.internal.misc.CarrierThread");
     }
 
     private static boolean madeByQvExecutors(Object pool) {

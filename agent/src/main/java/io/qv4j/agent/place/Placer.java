@@ -3,11 +3,12 @@ package io.qv4j.agent.place;
 import io.qv4j.agent.config.Options;
 import io.qv4j.agent.config.Policy;
 import io.qv4j.agent.config.Rules;
-import io.qv4j.agent.bind.Binder;
 import io.qv4j.agent.log.Log;
 import io.qv4j.agent.platform.LivePlatform;
 import io.qv4j.topology.CpuSet;
 
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
@@ -19,44 +20,19 @@ import java.util.concurrent.TimeUnit;
  */
 public final class Placer {
 
-    /** What the annotations say about pools made on this thread; {@link #NONE} without annotations. */
-    public interface Annotated {
-        /** The innermost {@code @Placement} in progress on this thread, or null. */
-        Policy current();
-
-        /** A pool was made on this thread (for a field assigned next). */
-        void created(Object pool);
-
-        /** The piece a {@code @Bind} call in progress on this thread holds, or null. */
-        CpuSet piece();
-    }
-
-    public static final Annotated NONE = new Annotated() {
-        @Override
-        public Policy current() {
-            return null;
-        }
-
-        @Override
-        public void created(Object pool) {
-        }
-
-        @Override
-        public CpuSet piece() {
-            return null;
-        }
-    };
-
     private final Options options;
     private final PoolRegistry registry = new PoolRegistry();
     private final Eligibility eligibility;
     private final PoolPlanner planner;
+    private final ThreadSets threads;
+    /** Plain threads placed as a group's tasks: their exit frees their slot. */
+    private final Map<Thread, Boolean> grouped = new ConcurrentHashMap<>();
     private final CountDownLatch ready = new CountDownLatch(1);
     private final long waitMillis;
     private final boolean wantTid;
     private volatile Env env;
     private volatile Runnable onPending;
-    private volatile Annotated annotated = NONE;
+    private volatile Annotated annotated = Annotated.NONE;
     private volatile PlacementEvents events = PlacementEvents.NONE;
 
     public Placer(Options options, Rules rules, long waitMillis) {
@@ -65,6 +41,8 @@ public final class Placer {
         this.wantTid = true; // the status command reads each worker's kernel mask by its tid
         this.eligibility = new Eligibility(options, rules);
         this.planner = new PoolPlanner(options, rules, registry);
+        boolean binds = options.bind() != Options.Bind.OFF;
+        this.threads = new ThreadSets(binds ? rules : Rules.none(), binds);
     }
 
     public void annotations(Annotated a) {
@@ -192,7 +170,7 @@ public final class Placer {
             requestCatchUp();
             return;
         }
-        place(pool, t, e);
+        place(pool, t, e, -1);
     }
 
     /** Per-task catch-up: a worker that started before the environment was ready or before attach, or that a rebalance moved. */
@@ -212,61 +190,42 @@ public final class Placer {
                 }
             }
         }
-        place(pool, t, e);
+        place(pool, t, e, -1);
     }
 
     public boolean anyPending() {
         return registry.anyPending();
     }
 
-    private void place(Object pool, Thread t, Env e) {
+    /** Places {@code t} as a worker of {@code pool}, in slot {@code ask} if that is free (else the lowest free one). */
+    private void place(Object pool, Thread t, Env e, int ask) {
         long t0 = System.nanoTime();
         Worker w;
         synchronized (registry.lock) {
             if (registry.known(t)) return;
             Pool p = registry.register(pool);
             if (!p.planned) {
+                if (p.tasks == 0) p.tasks = planner.pieces(p, e);
+                if (p.carriers) p.parent = planner.carrierScope(e);
                 planner.plan(p, e);
                 events.planned(p);
-            } else if (p.slots != null && Eligibility.tasks(pool) != p.tasks && planner.resize(p, Eligibility.tasks(pool), e)) {
+            } else if (p.slots != null && !p.group() && Eligibility.tasks(pool) != p.tasks && planner.resize(p, Eligibility.tasks(pool), e)) {
                 events.planned(p);
                 requestCatchUp();
             }
             w = registry.addWorker(p, t);
             if (!p.pinned) return;
             if (p.slots != null) {
-                w.slot = p.slots.take(t);
+                w.slot = p.slots.takeAt(ask, t);
+                if (w.slot < 0) w.slot = p.slots.take(t);
                 if (w.slot < 0 && registry.reclaimDead(p) > 0) w.slot = p.slots.take(t);
                 if (w.slot >= 0) w.cpuset = p.slots.piece(w.slot);
             }
             if (w.cpuset == null) w.cpuset = p.scope;
             w.label = e.topology().label(w.cpuset);
         }
-        if (e.live() && e.binder().binds() && boundByApplication(w, e)) return;
+        if (e.live() && e.binder().binds() && ApplicationBound.leftAlone(registry, w, e, events)) return;
         bind(w, e, t0);
-    }
-
-    /**
-     * A thread whose mask is already narrower than the pool's universe, and not one qv4j gave a
-     * thread (threads inherit their creator's mask: fork/join workers start each other), was
-     * bound by the application (its thread factory, say): it is left as it is.
-     */
-    private boolean boundByApplication(Worker w, Env e) {
-        CpuSet now = Binder.currentMask();
-        CpuSet universe = w.pool.parent != null ? w.pool.parent.and(e.jvm()) : e.jvm();
-        if (now == null || now.equals(universe) || !universe.containsAll(now) || now.equals(w.cpuset)) return false;
-        synchronized (registry.lock) {
-            for (Worker other : registry.liveWorkers().values()) if (now.equals(other.cpuset)) return false;
-            for (Pool p : registry.pools()) if (now.equals(p.scope) || now.equals(p.parent)) return false;
-            if (w.slot >= 0) w.pool.slots.release(w.slot, Thread.currentThread());
-            w.slot = -1;
-            w.cpuset = now;
-            w.label = e.topology().label(now) + " (bound by the application)";
-        }
-        Log.once("appbound:" + w.pool.name, "pool " + w.pool.name + ": thread \"" + w.name + "\" was already bound to pus " + now
-                + " by the application: left there");
-        events.refused(w.pool, w, "already bound by the application");
-        return true;
     }
 
     private void bind(Worker w, Env e, long t0) {
@@ -297,6 +256,35 @@ public final class Placer {
         events.placed(w.pool, w, e.binder().binds());
         if (Log.isVerbose()) Log.debug("rebalance: thread \"" + w.name + "\" -> " + w.label + e.binder().outcome(w.bound));
         return true;
+    }
+
+    /**
+     * A platform thread starts running, on itself ({@code Thread.run()}): if a rule or a recognizer
+     * makes it a task of a group of plain threads, it is placed like a pool's worker, in the slot
+     * its name gives. Threads nothing names return after one lookup.
+     */
+    public void threadStart(Thread t) {
+        ThreadSet g = threads.match(t);
+        if (g == null) return;
+        GroupKey key = threads.key(g);
+        synchronized (registry.lock) {
+            if (registry.known(t)) return;
+            boolean fresh = registry.find(key) == null;
+            Pool p = registry.group(key, g);
+            if (fresh && Log.isVerbose()) Log.debug("pool " + p.name + ": " + PoolPlanner.policyOf(p, options) + " from " + p.reason);
+        }
+        Env e = env != null ? env : awaitEnv();
+        if (e == null) return; // runs unpinned: a plain thread has no later event to catch up at
+        grouped.put(t, Boolean.TRUE);
+        place(key, t, e, g.slot());
+    }
+
+    /** A plain thread's run() returns: a group's thread frees its slot. One lookup for the others. */
+    public void threadExit(Thread t) {
+        if (grouped.remove(t) == null) return;
+        synchronized (registry.lock) {
+            registry.removeWorker(t);
+        }
     }
 
     /** A worker leaves, on its own thread: its slot is free for a replacement. */

@@ -39,16 +39,28 @@ public final class Pool {
     CpuSet parent;
     /** Some piece would have got more workers than PUs: those workers share the pool scope. */
     boolean oversubscribed;
+    /** The virtual-thread scheduler's carriers, bound to the {@code carriers=} scope. */
+    boolean carriers;
     boolean shares;
     int started;
     final List<Worker> workers = new ArrayList<>();
 
     Pool(int id, Object pool, Eligibility.Origin origin, Eligibility.Creator creator) {
+        this(id, pool, origin, creator, pool.getClass().getName());
+    }
+
+    /** A group of plain threads ({@link ThreadSet}): {@code type} says what its threads are. */
+    Pool(int id, Object pool, Eligibility.Origin origin, Eligibility.Creator creator, String type) {
         this.id = id;
         this.ref = new WeakReference<>(pool);
-        this.type = pool.getClass().getName();
+        this.type = type;
         this.origin = origin;
         this.creator = creator;
+    }
+
+    /** A group of plain threads, not a pool object. */
+    boolean group() {
+        return ref.get() instanceof GroupKey;
     }
 
     /** Not collected and not shut down. */

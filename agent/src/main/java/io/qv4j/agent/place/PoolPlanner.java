@@ -11,6 +11,7 @@ import io.qv4j.split.Slots;
 import io.qv4j.topology.CpuSet;
 
 import io.qv4j.topology.HwObject;
+import io.qv4j.topology.HwType;
 
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
@@ -46,6 +47,15 @@ final class PoolPlanner {
     /** The pool's effective policy: its annotation or rule over the options. */
     static PlacementSpec policyOf(Pool p, Options o) {
         return p.policy == null ? o.policy() : p.policy.resolve(o.policy());
+    }
+
+    /** How many pieces the pool's policy makes of the JVM scope (a group of plain threads of unknown size takes one thread per piece); 1 if it cannot say. */
+    int pieces(Pool p, Env e) {
+        try {
+            return Math.max(1, engine.plan(e.topology(), e.jvm(), policyOf(p, options), 1).pieces());
+        } catch (RuntimeException | LinkageError ex) {
+            return 1;
+        }
     }
 
     /** Plans {@code p}. Under the registry's lock. */
@@ -278,5 +288,20 @@ final class PoolPlanner {
             }
         }
         return weighted.get(r.name());
+    }
+
+    /** The {@code carriers=} scope: the JVM's ({@code jvm}), or the N-th object of TYPE that has PUs in it; null = the JVM scope. */
+    CpuSet carrierScope(Env e) {
+        String c = options.carriers();
+        int colon = c == null ? -1 : c.indexOf(':');
+        if (colon < 0 || e.topology() == null) return null;
+        int n = Integer.parseInt(c.substring(colon + 1));
+        int i = 0;
+        for (HwObject o : e.topology().objects(HwType.parse(c.substring(0, colon)))) {
+            if (!o.cpuset().intersects(e.jvm())) continue;
+            if (i++ == n) return o.cpuset().and(e.jvm());
+        }
+        Log.once("carriers:" + c, "carriers=" + c + ": no such object in the JVM's scope " + e.jvm() + ": carriers bound to the JVM scope");
+        return null;
     }
 }

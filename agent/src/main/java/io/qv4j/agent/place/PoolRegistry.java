@@ -52,7 +52,15 @@ public final class PoolRegistry {
      * {@value #DEAD_POOLS_KEPT} for the report. Under the lock; amortized O(1).
      */
     Pool add(Object pool, Eligibility.Origin origin, Eligibility.Creator creator) {
-        Pool p = new Pool(nextId++, pool, origin, creator);
+        return add(new Pool(nextId++, pool, origin, creator), pool);
+    }
+
+    /** Records a group of plain threads under its key. Under the lock. */
+    Pool addGroup(GroupKey key, String type) {
+        return add(new Pool(nextId++, key, Eligibility.Origin.APPLICATION, Eligibility.Creator.UNKNOWN, type), key);
+    }
+
+    private Pool add(Pool p, Object pool) {
         pools.add(p);
         byPool.put(pool, p);
         if (pools.size() > pruneAt) {
@@ -66,6 +74,21 @@ public final class PoolRegistry {
             }
             pruneAt = Math.max(2 * DEAD_POOLS_KEPT, 2 * pools.size());
         }
+        return p;
+    }
+
+    /** The record of the group of plain threads {@code g}, made now if it is new. Under the lock. */
+    Pool group(GroupKey key, ThreadSet g) {
+        Pool p = find(key);
+        if (p != null) return p;
+        p = addGroup(key, g.type());
+        p.decided = true;
+        p.pinned = true;
+        p.name = g.name();
+        p.tasks = g.tasks();
+        p.rule = g.rule();
+        p.policy = g.policy();
+        p.reason = g.reason();
         return p;
     }
 

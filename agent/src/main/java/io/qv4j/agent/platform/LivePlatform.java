@@ -2,6 +2,7 @@ package io.qv4j.agent.platform;
 
 import io.qv4j.agent.bind.Binder;
 import io.qv4j.agent.bind.Binders;
+import io.qv4j.agent.bind.VirtualThreads;
 import io.qv4j.agent.config.Options;
 import io.qv4j.api.Binding;
 import io.qv4j.api.Platform;
@@ -60,6 +61,19 @@ public final class LivePlatform implements Platform {
 
     @Override
     public Binding bind(CpuSet cpus) {
+        if (VirtualThreads.current()) {
+            VirtualThreads.skipped("Scope.bind()");
+            return new Binding() {
+                @Override
+                public CpuSet cpuset() {
+                    return cpus;
+                }
+
+                @Override
+                public void close() {
+                }
+            };
+        }
         CpuSet previous = currentBinding();
         Binder b = binder();
         if (!b.bind(cpus)) throw new IllegalStateException("cannot bind the thread to " + cpus + " (" + b.describe() + ")");

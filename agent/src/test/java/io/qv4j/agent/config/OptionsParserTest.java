@@ -23,6 +23,23 @@ class OptionsParserTest {
     }
 
     @Test
+    void carriersAreOffByDefaultAndTakeJvmOrOneObject() throws Exception {
+        assertEquals(null, parse("").carriers());
+        assertEquals(null, parse("carriers=off").carriers());
+        assertEquals("jvm", parse("carriers=JVM").carriers());
+        assertEquals("numa:0", parse("carriers=numa:0").carriers());
+        assertEquals("package:1", parse("carriers=PACKAGE:1").carriers());
+        for (String bad : new String[] {"carriers=numa", "carriers=numa:-1", "carriers=purple:0", "carriers=numa:x"}) {
+            try {
+                parse(bad);
+                throw new AssertionError(bad + " accepted");
+            } catch (OptionException expected) {
+                assertTrue(expected.getMessage().contains("carriers="), expected.getMessage());
+            }
+        }
+    }
+
+    @Test
     void defaults() throws Exception {
         Options o = parse("");
         assertEquals(HwType.CORE, o.policy().splitAt());

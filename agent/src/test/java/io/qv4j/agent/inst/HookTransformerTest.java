@@ -36,7 +36,7 @@ class HookTransformerTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {HookTransformer.TPE, HookTransformer.FJP, HookTransformer.FJWT})
+    @ValueSource(strings = {HookTransformer.TPE, HookTransformer.FJP, HookTransformer.FJWT, HookTransformer.THREAD})
     void theUntransformedJdkClassVerifies(String internalName) throws Exception {
         // the baseline: a verifier report on the transformed class is then the transformer's doing
         Bytecode.assertVerifies(Bytecode.classBytes(internalName), ClassLoader.getSystemClassLoader());
@@ -109,6 +109,25 @@ class HookTransformerTest {
                 Set.of(t.done().get("java.util.concurrent.ThreadPoolExecutor").split(" ")), t.done().toString());
         assertEquals("<init>", t.done().get("java.util.concurrent.ForkJoinPool"));
         assertEquals("run", t.done().get("java.util.concurrent.ForkJoinWorkerThread"));
+        assertEquals("run", t.done().get("java.lang.Thread"));
+    }
+
+    @Test
+    void threadRunGetsAStartHookAtEntryAndAnExitHookBeforeItsReturnAndNothingElse() throws Exception {
+        ClassNode c = transformed(HookTransformer.THREAD);
+        boolean run = false;
+        for (MethodNode m : c.methods) {
+            List<String> calls = Bytecode.callsTo(m, HOOKS);
+            if (m.name.equals("run") && m.desc.equals("()V")) {
+                run = true;
+                assertEquals(QvHooks.THREAD_START_HOOK + OBJ, calls.get(0), "entry first");
+                assertHookBeforeEachReturn(m, QvHooks.THREAD_EXIT_HOOK);
+                assertEquals(1 + Bytecode.count(m, Opcodes.RETURN), calls.size(), calls.toString());
+            } else {
+                assertEquals(List.of(), calls, "no hook in " + m.name + m.desc);
+            }
+        }
+        assertTrue(run, "Thread.run() found");
     }
 
     @Test

@@ -171,7 +171,7 @@ class PlacerTest {
         assertEquals("io", pool(p, ruled).rule());
 
         Policy annotated = new Policy(HwType.PACKAGE, 0, null, 1, "@Placement on test");
-        p.annotations(new Placer.Annotated() {
+        p.annotations(new Annotated() {
             @Override
             public Policy current() {
                 return annotated;
@@ -187,7 +187,7 @@ class PlacerTest {
             }
         });
         ThreadPoolExecutor both = AppPools.fixed(2, p::poolCreated);
-        p.annotations(Placer.NONE);
+        p.annotations(Annotated.NONE);
         start(p, both, "io", 2);
         assertEquals(List.of(CpuSet.parse("8-15"), CpuSet.parse("8-15")), cpusets(p, both));
         assertNull(pool(p, both).rule());

@@ -1,0 +1,36 @@
+package io.qv4j.agent.place;
+
+import io.qv4j.agent.bind.Binder;
+import io.qv4j.agent.log.Log;
+import io.qv4j.topology.CpuSet;
+
+/**
+ * Threads the application bound itself (its thread factory, say) are left where it put them: a
+ * starting worker whose mask is already narrower than its pool's universe, and not a mask qv4j
+ * gave some thread (threads inherit their creator's mask: fork/join workers and Netty's event loops
+ * start each other), keeps it; the report and one line say so.
+ */
+final class ApplicationBound {
+
+    private ApplicationBound() {
+    }
+
+    /** True (and the worker recorded where it is) when the calling thread was bound by the application. */
+    static boolean leftAlone(PoolRegistry registry, Worker w, Env e, PlacementEvents events) {
+        CpuSet now = Binder.currentMask();
+        CpuSet universe = w.pool.parent != null ? w.pool.parent.and(e.jvm()) : e.jvm();
+        if (now == null || now.equals(universe) || !universe.containsAll(now) || now.equals(w.cpuset)) return false;
+        synchronized (registry.lock) {
+            for (Worker o : registry.liveWorkers().values()) if (o != w && now.equals(o.cpuset)) return false;
+            for (Pool p : registry.pools()) if (now.equals(p.scope) || now.equals(p.parent)) return false;
+            if (w.slot >= 0) w.pool.slots.release(w.slot, Thread.currentThread());
+            w.slot = -1;
+            w.cpuset = now;
+            w.label = e.topology().label(now) + " (bound by the application)";
+        }
+        Log.once("appbound:" + w.pool.name, "pool " + w.pool.name + ": thread \"" + w.name + "\" was already bound to pus " + now
+                + " by the application: left there");
+        events.refused(w.pool, w, "already bound by the application");
+        return true;
+    }
+}

@@ -1,0 +1,34 @@
+package io.qv4j.agent.place;
+
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Netty's event-loop groups ({@code NioEventLoopGroup}, {@code EpollEventLoopGroup},
+ * {@code IOUringEventLoopGroup}, and any {@code MultithreadEventExecutorGroup}): their threads are
+ * {@code io.netty.util.concurrent.FastThreadLocalThread}s named by Netty's default thread factory
+ * {@code <group>-<poolId>-<n>}, {@code n} from 1. One group per {@code <group>-<poolId>}; slot
+ * {@code n - 1}; T = the group's {@code executorCount()}, reached from the thread's task through its
+ * event loop's {@code parent()}, else unknown (one thread per piece).
+ */
+final class NettyEventLoops implements ThreadRecognizer {
+
+    static final String THREAD = "io.netty.util.concurrent.FastThreadLocalThread";
+    private static final Pattern NAME = Pattern.compile("(.+-\\d+)-(\\d+)");
+
+    @Override
+    public boolean applies(Class<?> threadClass) {
+        return Reach.isA(threadClass, THREAD);
+    }
+
+    @Override
+    public ThreadSet recognize(Thread t, Object task) {
+        Matcher m = NAME.matcher(t.getName());
+        if (!m.matches()) return null;
+        Object group = Reach.withMethod(task, "executorCount");
+        int n = group == null ? -1 : Reach.callInt(group, "executorCount");
+        String type = group == null ? THREAD : group.getClass().getName();
+        return new ThreadSet("netty:" + m.group(1), m.group(1), type, n > 0 ? n : 0, ThreadSets.number(m.group(2)) - 1,
+                null, null, "Netty event-loop group" + (n > 0 ? " of " + n + " threads" : " (size not found: one thread per piece)"));
+    }
+}

@@ -1,0 +1,107 @@
+package io.qv4j.agent.place;
+
+import io.qv4j.agent.config.Rule;
+import io.qv4j.agent.config.Rules;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Which plain platform threads are the tasks of a split (DESIGN.md §6.2, thread groups): asked on
+ * every thread that starts through {@code Thread.run()}. The rules that can name plain threads
+ * come first, then the recognizers. A thread nothing names costs one lookup of its class (which
+ * recognizers may apply), one read of its task and, with rules, matching its name; the agent's own
+ * threads, JDK-internal threads, pool workers (the pool hooks place those) and virtual threads
+ * are never taken.
+ */
+final class ThreadSets {
+
+    private static final String TPE_WORKER = "java.util.concurrent.ThreadPoolExecutor$Worker";
+
+    private final Rule[] rules;
+    private final ThreadRecognizer[] recognizers;
+    private final ClassValue<ThreadRecognizer[]> byClass = new ClassValue<>() {
+        @Override
+        protected ThreadRecognizer[] computeValue(Class<?> c) {
+            if (skipped(c)) return new ThreadRecognizer[0];
+            List<ThreadRecognizer> out = new ArrayList<>();
+            for (ThreadRecognizer r : recognizers) if (r.applies(c)) out.add(r);
+            return out.toArray(new ThreadRecognizer[0]);
+        }
+    };
+    /** One key per group, held for the JVM's life. */
+    private final Map<String, GroupKey> keys = new ConcurrentHashMap<>();
+
+    ThreadSets(Rules rules, boolean recognize) {
+        List<Rule> r = new ArrayList<>();
+        for (Rule x : rules.list()) if (namesThreads(x)) r.add(x);
+        this.rules = r.toArray(new Rule[0]);
+        this.recognizers = recognize
+                ? new ThreadRecognizer[] {new NettyEventLoops(), new TomcatThreads(), new JettyThreads()}
+                : new ThreadRecognizer[0];
+    }
+
+    private static boolean namesThreads(Rule r) {
+        return r.creator() == null && !r.commonPool() && (r.thread() != null || r.poolClass() != null);
+    }
+
+    /** The group {@code t} belongs to, or null (the common case: nothing names it). On {@code t} itself. */
+    ThreadSet match(Thread t) {
+        ThreadRecognizer[] rs = byClass.get(t.getClass());
+        if (rs.length == 0 && rules.length == 0) return null;
+        Object task = ThreadTask.of(t);
+        if (task != null && skippedTask(task.getClass().getName())) return null;
+        if (rules.length > 0 && !skipped(t.getClass())) {
+            String name = t.getName();
+            for (Rule r : rules) {
+                if (r.matchesThread(name, t.getClass().getName())) return byRule(r, name, t.getClass().getName());
+            }
+        }
+        for (ThreadRecognizer r : rs) {
+            ThreadSet g = r.recognize(t, task);
+            if (g != null) return g;
+        }
+        return null;
+    }
+
+    /** The registry key of a group: the same instance for the same key. */
+    GroupKey key(ThreadSet g) {
+        return keys.computeIfAbsent(g.key(), GroupKey::new);
+    }
+
+    /** A rule's group: its name and the thread name without its trailing number; that number − 1 is the slot. */
+    private static ThreadSet byRule(Rule r, String name, String threadClass) {
+        int end = name.length();
+        int digits = end;
+        while (digits > 0 && Character.isDigit(name.charAt(digits - 1))) digits--;
+        int slot = digits < end && end - digits <= 6 ? number(name.substring(digits)) - 1 : -1;
+        String prefix = name.substring(0, digits);
+        if (!prefix.isEmpty() && "-_ #".indexOf(prefix.charAt(prefix.length() - 1)) >= 0) prefix = prefix.substring(0, prefix.length() - 1);
+        if (prefix.isEmpty()) prefix = r.name();
+        return new ThreadSet("rule:" + r.name() + ":" + prefix, prefix, threadClass, r.tasks(), slot, r, r.policy(), r.policy().source());
+    }
+
+    /** A decimal string's value; -1 when too long or not a number. */
+    static int number(String digits) {
+        if (digits.isEmpty() || digits.length() > 6) return -1;
+        try {
+            return Integer.parseInt(digits);
+        } catch (NumberFormatException e) {
+            return -1;
+        }
+    }
+
+    /** Threads of these classes are the JDK's or the agent's ({@code java.lang.Thread} itself is the application's). */
+    private static boolean skipped(Class<?> c) {
+        String cls = c.getName();
+        return c != Thread.class && (cls.startsWith("java.") || cls.startsWith("jdk.") || cls.startsWith("sun.") || AgentClasses.isOurs(cls));
+    }
+
+    /** Tasks of these classes: a JDK pool's worker (placed by the pool hooks), the JDK's or the agent's own work. */
+    private static boolean skippedTask(String cls) {
+        return cls.equals(TPE_WORKER) || cls.startsWith("jdk.") || cls.startsWith("sun.") || cls.startsWith("java.lang.")
+                || cls.startsWith("java.util.concurrent.ForkJoin") || AgentClasses.isOurs(cls);
+    }
+}

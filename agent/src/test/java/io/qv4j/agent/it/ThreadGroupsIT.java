@@ -1,0 +1,71 @@
+package io.qv4j.agent.it;
+
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * Plain platform threads as the tasks of a split, named by a rule (the thread-start hook in
+ * Thread.run(), JDK 17 and 25): {@code pipe-1} and {@code pipe-2} take slots 0 and 1, so under
+ * {@code split-at=pu} the first two allowed PUs; a thread no rule names keeps the whole allowed set.
+ */
+class ThreadGroupsIT {
+
+    static List<Path> javas() throws Exception {
+        return Jvm.javas();
+    }
+
+    /** Claims in a directory of this test's own: other JVMs on a shared machine do not crowd it. */
+    static String ownClaims() throws Exception {
+        Path d = Files.createTempDirectory("qv-claims");
+        d.toFile().deleteOnExit();
+        return "claims-dir=" + d;
+    }
+
+    static Jvm.App app(Path java, String agentArgs) throws Exception {
+        String args = agentArgs == null ? null : agentArgs.isEmpty() ? ownClaims() : agentArgs + "," + ownClaims();
+        return Jvm.app(java, List.of(), List.of(), args, List.of("target/test-classes"), "io.qv4j.testapps.ThreadsApp", Set.of("thread"));
+    }
+
+    @ParameterizedTest
+    @MethodSource("javas")
+    void aRuleOnThreadNamesPinsEachNumberedThreadToItsOwnPuAndLeavesOthersAlone(Path java) throws Exception {
+        Allowed where = Allowed.unrestricted();
+        assumeTrue(where.pus().size() >= 2, "needs two allowed PUs, has " + where.allowed());
+        Path f = Files.createTempFile("qv-rules", ".properties");
+        Files.writeString(f, "rule.pipe.match.thread = pipe-*\nrule.pipe.split-at = pu\n");
+        f.toFile().deleteOnExit();
+        Jvm.App r = app(java, "config=" + f);
+        String out = r.result().toString();
+        assertEquals(0, r.result().exitCode(), out);
+        assertEquals(where.pus().get(0), r.cpus().get("pipe-1"), out);
+        assertEquals(where.pus().get(1), r.cpus().get("pipe-2"), out);
+        assertEquals(where.allowed(), r.cpus().get("unnamed"), "no rule names it: " + out);
+        Map<String, Object> pool = RulesAnnotationsIT.pool(r, "pipe");
+        assertEquals("pipe", pool.get("rule"), out);
+        assertEquals("java.lang.Thread", pool.get("class"), out);
+        assertEquals(where.pus().size(), ((Number) pool.get("tasks")).intValue(), "no tasks=: one thread per piece: " + out);
+    }
+
+    @ParameterizedTest
+    @MethodSource("javas")
+    void withoutARuleNoPlainThreadMovesAndTheResultsAreTheSame(Path java) throws Exception {
+        Jvm.App plain = app(java, null);
+        Jvm.App r = app(java, "");
+        Allowed where = Allowed.unrestricted();
+        for (String t : List.of("pipe-1", "pipe-2", "unnamed")) assertEquals(where.allowed(), r.cpus().get(t), r.result().toString());
+        assertEquals(plain.result().stdout().replaceAll("tid=\\d+", ""), r.result().stdout().replaceAll("tid=\\d+", ""));
+        assertTrue(r.result().stderr().isBlank(), r.result().stderr());
+        assertNotEquals(0, r.cpus().size());
+    }
+}

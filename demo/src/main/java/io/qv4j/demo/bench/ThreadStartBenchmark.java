@@ -1,0 +1,42 @@
+package io.qv4j.demo.bench;
+
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Warmup;
+
+import java.util.concurrent.TimeUnit;
+
+/**
+ * What the thread-start hook ({@code Thread.run()}) costs a thread that no rule and no recognizer
+ * names: one plain platform thread started and joined per operation (goal: no more than 2 µs more
+ * with the agent than without). Run with and without the agent:
+ *
+ * <pre>
+ * java -jar demo/target/qv-workloads.jar ThreadStartBenchmark
+ * java -jar demo/target/qv-workloads.jar ThreadStartBenchmark -jvmArgsAppend -javaagent:agent/target/qv-agent.jar
+ * </pre>
+ */
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.MICROSECONDS)
+@Warmup(iterations = 3, time = 1)
+@Measurement(iterations = 5, time = 1)
+@Fork(1)
+public class ThreadStartBenchmark {
+
+    private static final Runnable NOTHING = new Runnable() {
+        @Override
+        public void run() {
+        }
+    };
+
+    @Benchmark
+    public void startJoin() throws InterruptedException {
+        Thread t = new Thread(NOTHING, "bench-plain");
+        t.start();
+        t.join();
+    }
+}
