@@ -30,7 +30,7 @@ import java.nio.file.Path;
 /**
  * The -javaagent entry point. It never throws: an exception escaping premain kills the JVM.
  * Start-up does the minimum on the main thread (parse options, define the boot part, instrument
- * three JDK classes); the topology and the native binding library load on a background thread,
+ * four JDK classes); the topology and the native binding library load on a background thread,
  * and a worker waits for them only when it starts.
  */
 public final class QvAgent {
