@@ -50,43 +50,8 @@ public interface Binder {
     }
 
     /** Binds nothing: bind=off, or native binding unavailable. */
-    Binder NONE = new Binder() {
-        @Override
-        public boolean bind(CpuSet cpus) {
-            return false;
-        }
-
-        @Override
-        public boolean binds() {
-            return false;
-        }
-
-        @Override
-        public String describe() {
-            return "none";
-        }
-    };
+    Binder NONE = new Unbound("none", " (not bound)");
 
     /** bind=dry-run: places and reports, never touches the kernel's masks. */
-    Binder DRY_RUN = new Binder() {
-        @Override
-        public boolean bind(CpuSet cpus) {
-            return false;
-        }
-
-        @Override
-        public boolean binds() {
-            return false;
-        }
-
-        @Override
-        public String outcome(boolean bound) {
-            return " (dry run)";
-        }
-
-        @Override
-        public String describe() {
-            return "dry run";
-        }
-    };
+    Binder DRY_RUN = new Unbound("dry run", " (dry run)");
 }

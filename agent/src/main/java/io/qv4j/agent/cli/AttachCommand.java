@@ -1,5 +1,6 @@
 package io.qv4j.agent.cli;
 
+import io.qv4j.agent.report.JsonReader;
 import com.sun.tools.attach.AgentInitializationException;
 import com.sun.tools.attach.AgentLoadException;
 import com.sun.tools.attach.VirtualMachine;
@@ -45,7 +46,7 @@ final class AttachCommand {
         try {
             Targets.Published before = Targets.published(vm);
             if (before.marker() != null) {
-                Map<String, Object> m = Targets.map(JsonIn.parse(before.marker()));
+                Map<String, Object> m = Targets.map(JsonReader.parse(before.marker()));
                 out.println(pid + ": the qv4j agent is already there (" + describe(m) + "): nothing changed");
                 return 0;
             }
@@ -100,7 +101,7 @@ final class AttachCommand {
     /** A report is out and each pinned pool has as many placed live workers as it has tasks (one, unbounded). */
     private static boolean settled(Targets.Published p) {
         if (p.report() == null) return false;
-        Map<String, Object> r = Targets.map(JsonIn.parse(p.report()));
+        Map<String, Object> r = Targets.map(JsonReader.parse(p.report()));
         boolean any = false;
         for (Object o : Targets.list(r.get("pools"))) {
             Map<String, Object> pool = Targets.map(o);

@@ -1,5 +1,6 @@
 package io.qv4j.agent.cli;
 
+import io.qv4j.agent.report.JsonReader;
 import com.sun.tools.attach.VirtualMachine;
 import io.qv4j.agent.report.Json;
 import io.qv4j.topology.CpuSet;
@@ -99,8 +100,8 @@ final class StatusCommand {
         m.put("pid", pid);
         m.put("command", Targets.command(pid, 200));
         m.put("java", p.system().getProperty("java.version"));
-        m.put("agent", JsonIn.parse(p.marker()));
-        Map<String, Object> report = p.report() == null ? null : Targets.map(JsonIn.parse(p.report()));
+        m.put("agent", JsonReader.parse(p.marker()));
+        Map<String, Object> report = p.report() == null ? null : Targets.map(JsonReader.parse(p.report()));
         if (report != null) {
             for (Object pool : Targets.list(report.get("pools"))) {
                 for (Object t : Targets.list(Targets.map(pool).get("threads"))) kernel(pid, Targets.map(t));

@@ -5,7 +5,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-/** Reads what {@link Json#write} writes (and any JSON the tests meet): maps, lists, strings, numbers, booleans, null. */
+/** Reads what {@link Json#write} writes: the report a running agent publishes (for {@code status} and {@code attach}) and the tests read. */
 public final class JsonReader {
 
     private JsonReader() {
