@@ -1,13 +1,17 @@
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.util.Collections;
+import java.util.HexFormat;
 import java.util.jar.JarEntry;
 import java.util.jar.JarFile;
 import java.util.jar.JarOutputStream;
@@ -28,6 +32,9 @@ import java.util.regex.Pattern;
  * an ISO-8601 TIMESTAMP (Maven's {@code project.build.outputTimestamp}) every entry gets that time,
  * the API's too (they come from the qv-api jar with their build's times), so that every build of
  * the same sources makes the same bytes.
+ *
+ * <p>Last comes {@code inst/qv4j-build-id}: the SHA-256 of every hidden entry's name and bytes,
+ * which names this build of the agent (the agent's cache of rewritten JDK classes is keyed by it).
  */
 public final class IsolateJar {
 
@@ -35,7 +42,7 @@ public final class IsolateJar {
     private static final Pattern JNA_NATIVE = Pattern.compile("com/sun/jna/([^/]+)/[^/]*jnidispatch[^/]*");
     private static final String LAUNCHER = "io/qv4j/agent/launch/";
 
-    public static void main(String[] args) throws IOException {
+    public static void main(String[] args) throws IOException, NoSuchAlgorithmException {
         Path jar = Path.of(args[0]);
         Path classes = Path.of(args[1]);
         // Written as the UTC date-time itself: ZipEntry.setTime would convert to the machine's time zone.
@@ -44,6 +51,7 @@ public final class IsolateJar {
         Path tmp = jar.resolveSibling(jar.getFileName() + ".tmp");
         int hidden = 0;
         int kept = 0;
+        MessageDigest build = MessageDigest.getInstance("SHA-256");
         try (JarFile in = new JarFile(jar.toFile(), false);
              OutputStream file = Files.newOutputStream(tmp);
              JarOutputStream out = new JarOutputStream(file)) {
@@ -75,9 +83,22 @@ public final class IsolateJar {
                 if (fixed != null) copy.setTimeLocal(fixed);
                 else copy.setTime(e.getTime());
                 out.putNextEntry(copy);
-                try (InputStream data = in.getInputStream(e)) {
-                    data.transferTo(out);
+                byte[] data;
+                try (InputStream din = in.getInputStream(e)) {
+                    data = din.readAllBytes();
                 }
+                out.write(data);
+                out.closeEntry();
+                if (!target.equals(name)) {
+                    build.update(target.getBytes(StandardCharsets.UTF_8));
+                    build.update(data);
+                }
+            }
+            if (hidden > 0) {
+                JarEntry id = new JarEntry("inst/qv4j-build-id");
+                if (fixed != null) id.setTimeLocal(fixed);
+                out.putNextEntry(id);
+                out.write((HexFormat.of().formatHex(build.digest()) + "\n").getBytes(StandardCharsets.US_ASCII));
                 out.closeEntry();
             }
         }

@@ -1,19 +1,12 @@
 package io.qv4j.agent.bind;
 
+import io.qv4j.agent.io.UserCache;
 import io.qv4j.agent.log.Log;
 import io.qv4j.topology.CpuSet;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.nio.ByteBuffer;
-import java.nio.channels.SeekableByteChannel;
-import java.nio.file.FileAlreadyExistsException;
-import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Arrays;
 import java.util.BitSet;
 import java.util.Locale;
@@ -26,11 +19,9 @@ import java.util.zip.CRC32;
  * library about one millisecond. Where it is missing or cannot load, {@link AffinityBinder}
  * (OpenHFT) is used instead.
  *
- * <p>The library is copied out of the jar into a per-user cache directory with owner-only
- * permissions ({@code $XDG_CACHE_HOME/qv4j} or {@code ~/.cache/qv4j}; where that cannot be written,
- * {@code $java.io.tmpdir/qv4j-$USER}), under a name holding its checksum, and is compared with the
- * jar's bytes before each load, so a run never loads a file another user could have written, a
- * damaged one, or an older build. Links are never followed.
+ * <p>The library is copied out of the jar into the per-user cache ({@link UserCache}) under a name
+ * holding its checksum, and compared with the jar's bytes before each load, so a run never loads a
+ * file another user could have written, a damaged one, or an older build.
  */
 public final class NativeAffinity implements Binder {
 
@@ -73,67 +64,29 @@ public final class NativeAffinity implements Binder {
         }
     }
 
-    /** The library's file in the first usable cache directory (home cache, else temporary), or null. */
-    private static Path cached(byte[] bytes) {
-        String xdg = System.getenv("XDG_CACHE_HOME");
-        Path home = (xdg != null && !xdg.isEmpty() ? Path.of(xdg) : Path.of(System.getProperty("user.home"), ".cache")).resolve("qv4j");
-        Path tmp = Path.of(System.getProperty("java.io.tmpdir"), "qv4j-" + System.getProperty("user.name"));
-        for (Path dir : new Path[] {home, tmp}) {
-            try {
-                return cached(dir, bytes);
-            } catch (IOException | RuntimeException e) {
-                Log.debug("cannot cache the native binding library in " + dir + " (" + e + ")");
-            }
-        }
-        return null;
-    }
-
     /**
-     * Writes {@code bytes} into {@code dir} (created owner-only) unless a file there already holds
-     * exactly them: the name says which build it is, the comparison makes sure nobody changed it.
+     * The library's file in the per-user cache, written there unless a file already holds exactly
+     * these bytes: the name says which build it is, the comparison makes sure nobody changed it.
+     * Null when there is no usable cache directory.
      */
-    private static Path cached(Path dir, byte[] bytes) throws IOException {
-        if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
-            Files.createDirectories(dir.getParent());
-            try {
-                Files.createDirectory(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
-            } catch (FileAlreadyExistsException raced) {
-                // checked below like any existing directory
-            }
+    private static Path cached(byte[] bytes) {
+        Path dir = UserCache.dir();
+        if (dir == null) {
+            Log.debug("no usable cache directory for the native binding library");
+            return null;
         }
-        checkOwnerOnly(dir);
         CRC32 crc = new CRC32();
         crc.update(bytes);
-        Path lib = dir.resolve("libqv4j-" + Long.toHexString(crc.getValue()) + "-" + bytes.length + ".so");
-        if (Files.isRegularFile(lib, LinkOption.NOFOLLOW_LINKS) && Files.size(lib) == bytes.length) {
-            checkOwnerOnly(lib);
-            if (Arrays.equals(bytes, read(lib))) return lib;
-            Log.debug(lib + " differs from the jar's library: rewriting it");
+        String name = "libqv4j-" + Long.toHexString(crc.getValue()) + "-" + bytes.length + ".so";
+        Path lib = dir.resolve(name);
+        if (Arrays.equals(bytes, UserCache.read(lib, bytes.length))) return lib;
+        try {
+            UserCache.write(dir, name, bytes);
+            return lib;
+        } catch (IOException | RuntimeException e) {
+            Log.debug("cannot cache the native binding library in " + dir + " (" + e + ")");
+            return null;
         }
-        Path tmp = Files.createTempFile(dir, "libqv4j", ".tmp",
-                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
-        Files.write(tmp, bytes);
-        Files.move(tmp, lib, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-        return lib;
-    }
-
-    private static byte[] read(Path file) throws IOException {
-        try (SeekableByteChannel ch = Files.newByteChannel(file, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
-            ByteBuffer b = ByteBuffer.allocate((int) ch.size());
-            while (b.hasRemaining() && ch.read(b) >= 0) {
-                // until full
-            }
-            return b.array();
-        }
-    }
-
-    /** Refuses a directory or file that is a link, not ours, or writable by others. */
-    private static void checkOwnerOnly(Path p) throws IOException {
-        if (Files.isSymbolicLink(p)) throw new IOException(p + " is a symbolic link");
-        String owner = Files.getOwner(p, LinkOption.NOFOLLOW_LINKS).getName();
-        if (!owner.equals(System.getProperty("user.name"))) throw new IOException(p + " belongs to " + owner);
-        String perms = PosixFilePermissions.toString(Files.getPosixFilePermissions(p, LinkOption.NOFOLLOW_LINKS));
-        if (perms.charAt(4) == 'w' || perms.charAt(7) == 'w') throw new IOException(p + " is writable by others (" + perms + ")");
     }
 
     @Override

@@ -1,11 +1,5 @@
 package io.qv4j.agent.inst;
 
-import net.bytebuddy.jar.asm.ClassReader;
-import net.bytebuddy.jar.asm.ClassWriter;
-import net.bytebuddy.jar.asm.ClassVisitor;
-import net.bytebuddy.jar.asm.MethodVisitor;
-import net.bytebuddy.jar.asm.Opcodes;
-
 import java.io.IOException;
 import java.io.InputStream;
 import java.lang.instrument.Instrumentation;
@@ -31,7 +25,7 @@ public final class Boot {
     }
 
     /** The hook class, defining it on first use. */
-    public static Class<?> hooksClass(Instrumentation inst) throws Exception {
+    static Class<?> hooksClass(Instrumentation inst, ClassCache cache) throws Exception {
         try {
             return Class.forName(HOOKS, false, null);
         } catch (ClassNotFoundException notYet) {
@@ -42,47 +36,29 @@ public final class Boot {
             if (in == null) throw new IOException(TEMPLATE + ".class missing from the agent jar");
             template = in.readAllBytes();
         }
-        ClassReader r = new ClassReader(template);
-        ClassWriter w = new ClassWriter(0);
-        // A hand-written rename (the template only names itself as owner): asm.commons' remapper
-        // loads ~20 more classes at start-up.
         final String target = HOOKS.replace('.', '/');
-        r.accept(new ClassVisitor(Opcodes.ASM9, w) {
-            @Override
-            public void visit(int version, int access, String name, String sig, String superName, String[] itf) {
-                super.visit(version, access, target, sig, superName, itf);
-            }
-
-            @Override
-            public MethodVisitor visitMethod(int access, String name, String desc, String sig, String[] ex) {
-                return new MethodVisitor(Opcodes.ASM9, super.visitMethod(access, name, desc, sig, ex)) {
-                    @Override
-                    public void visitFieldInsn(int op, String owner, String fname, String fdesc) {
-                        super.visitFieldInsn(op, owner.equals(TEMPLATE) ? target : owner, fname, fdesc);
-                    }
-
-                    @Override
-                    public void visitMethodInsn(int op, String owner, String mname, String mdesc, boolean itf) {
-                        super.visitMethodInsn(op, owner.equals(TEMPLATE) ? target : owner, mname, mdesc, itf);
-                    }
-                };
-            }
-        }, ClassReader.SKIP_DEBUG);
+        ClassCache.Entry hit = cache.get(target, template);
+        byte[] renamed = hit != null ? hit.bytes() : HookRewriter.rename(template, TEMPLATE, target);
+        if (hit == null) cache.put(target, template, renamed, "");
         Module javaBase = Object.class.getModule();
         inst.redefineModule(javaBase, Set.of(), Map.of(),
                 Map.of("java.util.concurrent", Set.of(Boot.class.getModule()),
                         // a started thread's Runnable is read to tell pool workers from plain threads
                         "java.lang", Set.of(Boot.class.getModule())), Set.of(), Map.of());
         // ConcurrentHashMap is loaded at JVM start: using it keeps the three target classes unloaded.
-        return MethodHandles.privateLookupIn(ConcurrentHashMap.class, MethodHandles.lookup()).defineClass(w.toByteArray());
+        return MethodHandles.privateLookupIn(ConcurrentHashMap.class, MethodHandles.lookup()).defineClass(renamed);
     }
 
-    /** Sets the handler, then instruments the four JDK classes (retransforming those already loaded). */
+    /**
+     * Sets the handler, then instruments the four JDK classes (retransforming those already
+     * loaded), with the rewrites of earlier runs where the per-user {@link ClassCache} has them.
+     */
     public static HookTransformer install(Instrumentation inst, ObjIntConsumer<Object> handler, boolean catchUp) throws Exception {
-        Class<?> hooks = hooksClass(inst);
+        ClassCache cache = ClassCache.open();
+        Class<?> hooks = hooksClass(inst, cache);
         hooks.getField("handler").set(null, handler);
         if (catchUp) hooks.getField("catchUp").set(null, true);
-        HookTransformer t = new HookTransformer(HOOKS.replace('.', '/'));
+        HookTransformer t = new HookTransformer(HOOKS.replace('.', '/'), cache);
         inst.addTransformer(t, true);
         List<Class<?>> again = new ArrayList<>();
         for (String name : HookTransformer.TARGETS) {

@@ -1,11 +1,6 @@
 package io.qv4j.agent.inst;
 
 import io.qv4j.agent.boot.QvHooks;
-import net.bytebuddy.jar.asm.ClassReader;
-import net.bytebuddy.jar.asm.ClassVisitor;
-import net.bytebuddy.jar.asm.ClassWriter;
-import net.bytebuddy.jar.asm.MethodVisitor;
-import net.bytebuddy.jar.asm.Opcodes;
 
 import java.lang.instrument.ClassFileTransformer;
 import java.security.ProtectionDomain;
@@ -14,13 +9,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * A plain transformer for exactly four boot classes, written with the ASM that ships inside
- * ByteBuddy (no AgentBuilder: it costs ~300 ms at start-up). It inserts {@code ALOAD 0;
- * INVOKESTATIC java/util/concurrent/QvHooks.x(Object)} at method entry or before each return
- * ({@link #hooks()} lists them; the names are constants of {@link QvHooks}):
- * no branches, so stack map frames stay valid.
+ * A plain transformer for exactly four boot classes. It inserts {@code ALOAD 0; INVOKESTATIC
+ * java/util/concurrent/QvHooks.x(Object)} at method entry or before each return ({@link #hooks()}
+ * lists them; the names are constants of {@link QvHooks}): no branches, so stack map frames stay
+ * valid. The rewrite itself is {@link HookRewriter}'s (ASM); a rewrite an earlier run kept in the
+ * {@link ClassCache} is used as it is, and then ASM is never loaded.
  */
 public final class HookTransformer implements ClassFileTransformer {
 
@@ -31,7 +27,7 @@ public final class HookTransformer implements ClassFileTransformer {
     public static final Set<String> TARGETS = Set.of(TPE, FJP, FJWT, THREAD);
 
     /** Where a hook goes: a method (any descriptor when null), the hook at its entry and before its returns. */
-    private static final class Site {
+    static final class Site {
         final String owner;
         final String method;
         final String desc;
@@ -61,12 +57,20 @@ public final class HookTransformer implements ClassFileTransformer {
     };
 
     private final String hooks;
-    /** Class → the hooks inserted into it (e.g. "runWorker+"): for the log and the tests. */
+    private final ClassCache cache;
+    /** Class → the hooks inserted into it (e.g. "getTask runWorker"): for the log and the tests. */
     private final Map<String, String> done = new ConcurrentHashMap<>();
+    /** How many of the classes came from the cache. */
+    private final AtomicInteger cached = new AtomicInteger();
     private volatile Throwable failure;
 
     public HookTransformer(String hooksInternalName) {
+        this(hooksInternalName, ClassCache.NONE);
+    }
+
+    HookTransformer(String hooksInternalName, ClassCache cache) {
         this.hooks = hooksInternalName;
+        this.cache = cache;
     }
 
     /** The hook methods this transformer can insert calls to (on the hook class it is given). */
@@ -82,7 +86,7 @@ public final class HookTransformer implements ClassFileTransformer {
     }
 
     /** The hook site of a non-static method, or null. */
-    private static Site site(String owner, String name, String desc) {
+    static Site site(String owner, String name, String desc) {
         for (Site s : SITES) {
             if (s.owner.equals(owner) && s.method.equals(name) && (s.desc == null || s.desc.equals(desc))) return s;
         }
@@ -97,6 +101,13 @@ public final class HookTransformer implements ClassFileTransformer {
         return failure;
     }
 
+    /** For the log: how the classes were made ("rewritten", "from the cache", or both counted). */
+    public String source() {
+        int n = done.size();
+        int c = cached.get();
+        return c == 0 ? "rewritten" : c == n ? "from the cache" : c + " from the cache, " + (n - c) + " rewritten";
+    }
+
     @Override
     public byte[] transform(ClassLoader loader, String className, Class<?> redefined, ProtectionDomain pd, byte[] bytes) {
         if (loader != null || className == null || !TARGETS.contains(className)) return null;
@@ -109,54 +120,18 @@ public final class HookTransformer implements ClassFileTransformer {
     }
 
     byte[] instrument(String className, byte[] bytes) {
-        ClassReader r = new ClassReader(bytes);
-        ClassWriter w = new ClassWriter(r, ClassWriter.COMPUTE_MAXS);
+        String dotted = className.replace('/', '.');
+        ClassCache.Entry hit = cache.get(className, bytes);
+        if (hit != null) {
+            cached.incrementAndGet();
+            done.put(dotted, hit.note());
+            return hit.bytes();
+        }
         StringBuilder inserted = new StringBuilder();
-        r.accept(new ClassVisitor(Opcodes.ASM9, w) {
-            @Override
-            public MethodVisitor visitMethod(int access, String name, String desc, String sig, String[] exceptions) {
-                MethodVisitor mv = super.visitMethod(access, name, desc, sig, exceptions);
-                if ((access & Opcodes.ACC_STATIC) != 0) return mv;
-                Site site = site(className, name, desc);
-                if (site == null) return mv;
-                String enter = site.enter;
-                String exit = site.exit;
-                if (enter == null && exit == null) return mv;
-                if (inserted.indexOf(name + " ") < 0) inserted.append(name).append(' ');
-                return new Inserter(mv, hooks, enter, exit);
-            }
-        }, 0);
-        done.put(className.replace('/', '.'), inserted.toString().strip());
-        return w.toByteArray();
-    }
-
-    private static final class Inserter extends MethodVisitor {
-        private final String hooks;
-        private final String enter;
-        private final String exit;
-
-        Inserter(MethodVisitor mv, String hooks, String enter, String exit) {
-            super(Opcodes.ASM9, mv);
-            this.hooks = hooks;
-            this.enter = enter;
-            this.exit = exit;
-        }
-
-        @Override
-        public void visitCode() {
-            super.visitCode();
-            if (enter != null) call(enter);
-        }
-
-        @Override
-        public void visitInsn(int opcode) {
-            if (exit != null && opcode == Opcodes.RETURN) call(exit);
-            super.visitInsn(opcode);
-        }
-
-        private void call(String method) {
-            super.visitVarInsn(Opcodes.ALOAD, 0);
-            super.visitMethodInsn(Opcodes.INVOKESTATIC, hooks, method, QvHooks.OBJECT_HOOK, false);
-        }
+        byte[] out = HookRewriter.insertHooks(className, bytes, hooks, inserted);
+        String note = inserted.toString().strip();
+        done.put(dotted, note);
+        cache.put(className, bytes, out, note);
+        return out;
     }
 }

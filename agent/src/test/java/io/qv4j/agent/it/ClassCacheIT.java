@@ -1,0 +1,90 @@
+package io.qv4j.agent.it;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * The cache of rewritten JDK classes in real JVMs: the first start rewrites and keeps the classes,
+ * the next takes them from the cache and places its workers the same way; damaged entries are
+ * rewritten; a JVM whose JDK classes differ (another JDK, as after an update) rewrites its own.
+ */
+class ClassCacheIT {
+
+    private static Jvm.App run(Path java, Path cache) throws Exception {
+        return Jvm.app(java, List.of("env", "XDG_CACHE_HOME=" + cache), List.of(), "split-at=core,color=spread,verbose=true",
+                List.of("target/test-classes"), "io.qv4j.testapps.PoolApp", Set.of("thread"), "fixed", "2");
+    }
+
+    /** The premain line's word for where the hooked classes came from. */
+    private static String source(Jvm.App run) {
+        String err = run.result().stderr();
+        assertEquals(0, run.result().exitCode(), run.result().toString());
+        if (err.contains("(from the cache)")) return "cache";
+        if (err.contains("(rewritten)")) return "rewritten";
+        return "mixed: " + err;
+    }
+
+    private static Map<Path, byte[]> entries(Path cache) throws Exception {
+        Map<Path, byte[]> out = new TreeMap<>();
+        try (Stream<Path> s = Files.list(cache.resolve("qv4j"))) {
+            for (Path p : s.filter(p -> p.toString().endsWith(".qvclass")).toList()) out.put(p, Files.readAllBytes(p));
+        }
+        return out;
+    }
+
+    @Test
+    void theSecondStartTakesTheRewritesFromTheCacheAndPlacesTheSame(@TempDir Path cache) throws Exception {
+        Path java = Jvm.javas().get(0);
+        Jvm.App first = run(java, cache);
+        assertEquals("rewritten", source(first));
+        assertEquals(5, entries(cache).size(), "four JDK classes and the hook class: " + entries(cache).keySet());
+        Jvm.App second = run(java, cache);
+        assertEquals("cache", source(second));
+        assertEquals(2, second.cpus().size(), second.result().toString());
+        // the same plan: each worker's kernel mask is one of the first run's (the order may differ)
+        assertEquals(Set.copyOf(first.cpus().values()), Set.copyOf(second.cpus().values()), first.cpus() + " vs " + second.cpus());
+    }
+
+    @Test
+    void damagedEntriesAreRewrittenAndTheAgentWorks(@TempDir Path cache) throws Exception {
+        Path java = Jvm.javas().get(0);
+        run(java, cache);
+        Map<Path, byte[]> good = entries(cache);
+        for (Map.Entry<Path, byte[]> e : good.entrySet()) {
+            byte[] bad = e.getValue().clone();
+            bad[bad.length / 2] ^= 0x40;
+            Files.write(e.getKey(), bad);
+        }
+        Jvm.App damaged = run(java, cache);
+        assertEquals("rewritten", source(damaged));
+        assertEquals(2, damaged.cpus().size(), damaged.result().toString());
+        Map<Path, byte[]> after = entries(cache);
+        assertEquals(good.keySet(), after.keySet());
+        for (Path p : good.keySet()) assertTrue(Arrays.equals(good.get(p), after.get(p)), p + " rewritten as before");
+    }
+
+    @Test
+    void anotherJdksClassesAreRewrittenNotTakenFromTheCache(@TempDir Path cache) throws Exception {
+        List<Path> javas = Jvm.javas();
+        assumeTrue(javas.size() > 1, "a second JDK under /usr/lib/jvm");
+        assertEquals("rewritten", source(run(javas.get(0), cache)));
+        Jvm.App other = run(javas.get(1), cache);
+        assertFalse(source(other).equals("cache"), other.result().stderr());
+        assertEquals(2, other.cpus().size(), other.result().toString());
+        assertEquals("cache", source(run(javas.get(1), cache)));
+    }
+}
