@@ -28,7 +28,7 @@ final class NettyEventLoops implements ThreadRecognizer {
         Object group = Reach.withMethod(task, "executorCount");
         int n = group == null ? -1 : Reach.callInt(group, "executorCount");
         String type = group == null ? THREAD : group.getClass().getName();
-        return new ThreadSet("netty:" + m.group(1), m.group(1), type, n > 0 ? n : 0, ThreadSets.number(m.group(2)) - 1,
+        return new ThreadSet("netty:" + m.group(1), m.group(1), type, n > 0 ? n : 0, ThreadSets.slot(m.group(2)),
                 null, null, "Netty event-loop group" + (n > 0 ? " of " + n + " threads" : " (size not found: one thread per piece)"));
     }
 }
