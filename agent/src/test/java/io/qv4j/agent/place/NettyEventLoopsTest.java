@@ -1,10 +1,12 @@
 package io.qv4j.agent.place;
 
+import io.netty.channel.DefaultEventLoop;
 import io.netty.channel.DefaultEventLoopGroup;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.FastThreadLocalThread;
+import io.netty.util.concurrent.GlobalEventExecutor;
 import io.qv4j.testapps.AppThreads;
 import org.junit.jupiter.api.Test;
 
@@ -70,6 +72,21 @@ class NettyEventLoopsTest {
             }
         } finally {
             group.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();
+        }
+    }
+
+    @Test
+    void executorsOfNoGroupAreNotEventLoopGroups() throws Exception {
+        Thread global = GlobalEventExecutor.INSTANCE.submit(Thread::currentThread).get(10, TimeUnit.SECONDS);
+        assertTrue(global.getName().matches("globalEventExecutor-\\d+-\\d+"), global.getName());
+        assertTrue(netty.applies(global.getClass()));
+        assertNull(netty.recognize(global, ThreadTask.of(global)), "Netty's global executor: one thread of no group");
+        DefaultEventLoop alone = new DefaultEventLoop();
+        try {
+            Thread t = alone.submit(Thread::currentThread).get(10, TimeUnit.SECONDS);
+            assertNull(netty.recognize(t, ThreadTask.of(t)), "an event loop made on its own, " + t.getName());
+        } finally {
+            alone.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();
         }
     }
 
