@@ -7,6 +7,10 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.ServerChannel;
+import io.netty.channel.epoll.EpollEventLoopGroup;
+import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
@@ -21,9 +25,10 @@ import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * A Netty TCP server on one {@code NioEventLoopGroup(2)} (acceptor and connections on the same two
- * event loops), answering each request with its bytes upper-cased. Clients on plain sockets send
- * {@code N} requests over several connections; the app prints each answer ({@code answer I TEXT})
+ * A Netty TCP server on one {@code NioEventLoopGroup(2)}, or with the argument {@code epoll} one
+ * {@code EpollEventLoopGroup(2)} (acceptor and connections on the same two event loops), answering
+ * each request with its bytes upper-cased. Clients on plain sockets send {@code N} requests over
+ * several connections; the app prints each answer ({@code answer I TEXT})
  * and, per event-loop thread, {@code thread NAME tid=TID cpus=LIST} read on that thread.
  */
 public final class NettyApp {
@@ -32,9 +37,11 @@ public final class NettyApp {
 
     public static void main(String[] args) throws Exception {
         int requests = args.length > 0 ? Integer.parseInt(args[0]) : 40;
-        NioEventLoopGroup group = new NioEventLoopGroup(2);
+        boolean epoll = args.length > 1 && args[1].equals("epoll");
+        EventLoopGroup group = epoll ? Epoll.group() : new NioEventLoopGroup(2);
+        Class<? extends ServerChannel> channel = epoll ? Epoll.channel() : NioServerSocketChannel.class;
         try {
-            ServerBootstrap b = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
+            ServerBootstrap b = new ServerBootstrap().group(group).channel(channel)
                     .childHandler(new ChannelInitializer<SocketChannel>() {
                         @Override
                         protected void initChannel(SocketChannel ch) {
@@ -64,6 +71,17 @@ public final class NettyApp {
             group.shutdownGracefully(0, 1, java.util.concurrent.TimeUnit.SECONDS).sync();
         }
         for (String line : new TreeMap<>(SEEN).values()) System.out.println(line);
+    }
+
+    /** The epoll transport, in a class of its own: loaded only when asked for. */
+    static final class Epoll {
+        static EventLoopGroup group() {
+            return new EpollEventLoopGroup(2);
+        }
+
+        static Class<? extends ServerChannel> channel() {
+            return EpollServerSocketChannel.class;
+        }
     }
 
     /** Upper-cases every byte it reads, recording the event loop's affinity once. */

@@ -4,11 +4,13 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Jetty's {@code QueuedThreadPool}: plain threads named {@code qtp<hash>-<id>} (or the pool's own
- * name and {@code -<id>}, the id being the thread's id, not an index). T = the pool's
- * {@code getMaxThreads()} when that is no more than the PUs this JVM may use, else the pool is
- * unbounded for placement (its threads share the pool scope; Jetty's default is 200). The slot
- * is the lowest free one.
+ * Jetty's {@code QueuedThreadPool}: plain threads (any class: the pool's thread factory may be the
+ * application's) running the pool's own {@code Runnable} ({@code QueuedThreadPool$Runner}), named
+ * {@code qtp<hash>-<id>} or {@code <pool name>-<id>}, the id being the thread's id, not an index:
+ * the slot is the lowest free one. T = the pool's {@code getMaxThreads()} (200 by default), found
+ * from the task by reflection like a JDK pool's maximum; the planner then keeps to the rule for
+ * every pool (one piece per slot unless that would oversubscribe, else the pool scope). Where the
+ * pool or its size cannot be read, the pool is unbounded for placement: its threads share the pool scope.
  */
 final class JettyThreads implements ThreadRecognizer {
 
@@ -22,13 +24,15 @@ final class JettyThreads implements ThreadRecognizer {
 
     @Override
     public ThreadSet recognize(Thread t, Object task) {
-        if (task == null || !task.getClass().getName().startsWith(POOL)) return null; // QueuedThreadPool$Runner
+        // QueuedThreadPool$Runner (Jetty 12): a class nested in the pool's, whatever its name in other releases
+        if (task == null || !task.getClass().getName().startsWith(POOL + "$")) return null;
         Matcher m = NAME.matcher(t.getName());
         String prefix = m.matches() ? m.group(1) : t.getName();
         Object pool = Reach.withMethod(task, "getMaxThreads");
+        if (pool != null && !Reach.isA(pool.getClass(), POOL)) pool = null;
         int max = pool == null ? -1 : Reach.callInt(pool, "getMaxThreads");
-        boolean small = max > 0 && max <= Runtime.getRuntime().availableProcessors();
-        return new ThreadSet("jetty:" + prefix + "@" + System.identityHashCode(pool), prefix, POOL, small ? max : -1, -1, null, null,
-                "Jetty QueuedThreadPool" + (small ? " of " + max + " threads" : max > 0 ? " of up to " + max + " threads" : ""));
+        int tasks = max > 0 && max < Integer.MAX_VALUE ? max : -1;
+        return new ThreadSet("jetty:" + prefix + "@" + System.identityHashCode(pool), prefix, pool == null ? POOL : pool.getClass().getName(),
+                tasks, -1, null, null, "Jetty QueuedThreadPool" + (tasks > 0 ? " of up to " + tasks + " threads" : " (maxThreads not found: the pool scope)"));
     }
 }

@@ -9,7 +9,8 @@ import java.util.regex.Pattern;
  * {@code io.netty.util.concurrent.FastThreadLocalThread}s named by Netty's default thread factory
  * {@code <group>-<poolId>-<n>}, {@code n} from 1. One group per {@code <group>-<poolId>}; slot
  * {@code n - 1}; T = the group's {@code executorCount()}, reached from the thread's task through its
- * event loop's {@code parent()}, else unknown (one thread per piece).
+ * event loop's {@code parent()}, else unknown (one thread per piece). Executors of no group
+ * ({@code GlobalEventExecutor}, an event loop made alone) are no group's tasks: not taken.
  */
 final class NettyEventLoops implements ThreadRecognizer {
 
@@ -26,9 +27,11 @@ final class NettyEventLoops implements ThreadRecognizer {
         Matcher m = NAME.matcher(t.getName());
         if (!m.matches()) return null;
         Object group = Reach.withMethod(task, "executorCount");
+        // the executor is reachable but no group is: a lone thread, not one of a split's tasks
+        if (group == null && Reach.withMethod(task, "inEventLoop") != null) return null;
         int n = group == null ? -1 : Reach.callInt(group, "executorCount");
         String type = group == null ? THREAD : group.getClass().getName();
-        return new ThreadSet("netty:" + m.group(1), m.group(1), type, n > 0 ? n : 0, ThreadSets.number(m.group(2)) - 1,
+        return new ThreadSet("netty:" + m.group(1), m.group(1), type, n > 0 ? n : 0, ThreadSets.slot(m.group(2)),
                 null, null, "Netty event-loop group" + (n > 0 ? " of " + n + " threads" : " (size not found: one thread per piece)"));
     }
 }

@@ -75,22 +75,38 @@ final class ThreadSets {
     private static ThreadSet byRule(Rule r, String name, String threadClass) {
         int end = name.length();
         int digits = end;
-        while (digits > 0 && Character.isDigit(name.charAt(digits - 1))) digits--;
-        int slot = digits < end && end - digits <= 6 ? number(name.substring(digits)) - 1 : -1;
+        while (digits > 0 && isAsciiDigit(name.charAt(digits - 1))) digits--;
+        int slot = slot(name.substring(digits));
         String prefix = name.substring(0, digits);
         if (!prefix.isEmpty() && "-_ #".indexOf(prefix.charAt(prefix.length() - 1)) >= 0) prefix = prefix.substring(0, prefix.length() - 1);
         if (prefix.isEmpty()) prefix = r.name();
         return new ThreadSet("rule:" + r.name() + ":" + prefix, prefix, threadClass, r.tasks(), slot, r, r.policy(), r.policy().source());
     }
 
-    /** A decimal string's value; -1 when too long or not a number. */
+    /**
+     * A decimal string's value; -1 when empty, longer than 6 digits or not ASCII digits only (thread
+     * factories write numbers with {@code Integer.toString}; {@code parseInt} alone would also take
+     * a sign and other scripts' digits).
+     */
     static int number(String digits) {
         if (digits.isEmpty() || digits.length() > 6) return -1;
-        try {
-            return Integer.parseInt(digits);
-        } catch (NumberFormatException e) {
-            return -1;
+        int n = 0;
+        for (int i = 0; i < digits.length(); i++) {
+            char c = digits.charAt(i);
+            if (!isAsciiDigit(c)) return -1;
+            n = n * 10 + (c - '0');
         }
+        return n;
+    }
+
+    /** The slot a thread name's trailing number asks for (numbers count from 1): that number − 1, or -1 (the lowest free one). */
+    static int slot(String digits) {
+        int n = number(digits);
+        return n >= 1 ? n - 1 : -1;
+    }
+
+    private static boolean isAsciiDigit(char c) {
+        return c >= '0' && c <= '9';
     }
 
     /** Threads of these classes are the JDK's or the agent's ({@code java.lang.Thread} itself is the application's). */

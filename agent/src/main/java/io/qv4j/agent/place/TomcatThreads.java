@@ -33,7 +33,7 @@ final class TomcatThreads implements ThreadRecognizer {
         int tasks = core > 0 ? core : max > 0 && max < Integer.MAX_VALUE ? max : -1;
         String name = prefix.endsWith("-") ? prefix.substring(0, prefix.length() - 1) : prefix;
         return new ThreadSet("tomcat:" + prefix + "@" + System.identityHashCode(pool), name,
-                pool.getClass().getName(), tasks, m.matches() ? ThreadSets.number(m.group(2)) - 1 : -1, null, null,
+                pool.getClass().getName(), tasks, m.matches() ? ThreadSets.slot(m.group(2)) : -1, null, null,
                 "Tomcat request workers" + (tasks > 0 ? ", " + tasks + " core threads" : ""));
     }
 }

@@ -1,0 +1,30 @@
+package io.qv4j.testapps;
+
+/**
+ * Threads and tasks of "application" classes for in-process thread-group tests: outside the
+ * agent's packages, whose own threads and tasks the agent never takes.
+ */
+public final class AppThreads {
+
+    private AppThreads() {
+    }
+
+    /** A subclass of Thread, for rules that match the thread's class. */
+    public static final class Named extends Thread {
+        public Named(String name) {
+            super(name);
+        }
+    }
+
+    /** A task that does nothing. */
+    public static final class Task implements Runnable {
+        @Override
+        public void run() {
+        }
+    }
+
+    /** An unstarted plain thread running {@code r}. */
+    public static Thread plain(Runnable r, String name) {
+        return new Thread(r, name);
+    }
+}
