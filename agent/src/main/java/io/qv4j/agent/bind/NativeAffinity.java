@@ -165,7 +165,17 @@ public final class NativeAffinity implements Binder {
         return getAffinity0(tid, words) == 0 ? CpuSet.of(BitSet.valueOf(words)) : null;
     }
 
+    /** {eax, ebx, ecx, edx} of CPUID on the calling thread's PU (x86 only; the library must be loaded). */
+    static int[] cpuid(int leaf, int subleaf) {
+        int[] regs = new int[4];
+        int rc = cpuid0(leaf, subleaf, regs);
+        if (rc != 0) throw new UnsupportedOperationException("CPUID not available (errno " + rc + ")");
+        return regs;
+    }
+
     private static native int setAffinity0(int tid, long[] mask);
+
+    private static native int cpuid0(int leaf, int subleaf, int[] regs);
 
     private static native int getAffinity0(int tid, long[] mask);
 
