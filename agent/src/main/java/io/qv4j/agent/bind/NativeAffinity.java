@@ -42,8 +42,12 @@ public final class NativeAffinity implements Binder {
     private NativeAffinity() {
     }
 
+    /** Set once the library is loaded: a second caller (CPUID after the binder) needs no second check of the file. */
+    private static volatile NativeAffinity loaded;
+
     /** The binder, or null (with the reason logged at debug level) when the library is not usable here. */
     public static Binder load() {
+        if (loaded != null) return loaded;
         if (!System.getProperty("os.name", "").toLowerCase(Locale.ROOT).contains("linux")) return null;
         byte[] bytes;
         try (InputStream in = NativeAffinity.class.getResourceAsStream(RESOURCE)) {
@@ -61,7 +65,7 @@ public final class NativeAffinity implements Binder {
         try {
             System.load(lib.toString());
             gettid0(); // fails now, not on a worker, if the symbols are wrong
-            return new NativeAffinity();
+            return loaded = new NativeAffinity();
         } catch (IllegalCallerException denied) {
             // JDK 24+ with --illegal-native-access=deny; JNA is refused the same way, so say it once here.
             Log.once("nobind", "native access denied (" + denied.getMessage()
