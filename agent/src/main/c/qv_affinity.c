@@ -1,5 +1,6 @@
 /*
- * The agent's native binding: sched_setaffinity/sched_getaffinity and gettid through JNI.
+ * The agent's native binding: sched_setaffinity/sched_getaffinity and gettid through JNI, and
+ * the x86 CPUID instruction for the caches of machines whose sysfs describes none.
  * Loading it costs about a millisecond, where JNA plus OpenHFT cost 130-170 ms in a cold JVM,
  * more than the agent's whole start-up budget. Masks are Java long[] words (BitSet.toLongArray
  * layout), which is the kernel's cpumask layout on 64-bit Linux.
@@ -72,4 +73,20 @@ Java_io_qv4j_agent_bind_NativeAffinity_getAffinity0(JNIEnv *env, jclass cls, jin
 JNIEXPORT jint JNICALL
 Java_io_qv4j_agent_bind_NativeAffinity_gettid0(JNIEnv *env, jclass cls) {
     return (jint) sys3(NR_GETTID, 0, 0, 0);
+}
+
+/*
+ * CPUID(leaf, subleaf) into regs[0..3] = eax, ebx, ecx, edx, on whichever CPU the calling thread
+ * runs; returns 0, or ENOSYS (38) where there is no CPUID (aarch64).
+ */
+JNIEXPORT jint JNICALL
+Java_io_qv4j_agent_bind_NativeAffinity_cpuid0(JNIEnv *env, jclass cls, jint leaf, jint subleaf, jintArray regs) {
+#if defined(__x86_64__)
+    jint r[4];
+    __asm__ volatile ("cpuid" : "=a"(r[0]), "=b"(r[1]), "=c"(r[2]), "=d"(r[3]) : "a"(leaf), "c"(subleaf));
+    (*env)->SetIntArrayRegion(env, regs, 0, 4, r);
+    return 0;
+#else
+    return 38; /* ENOSYS */
+#endif
 }

@@ -131,7 +131,7 @@ public final class QvAgent {
         String problem = null;
         long tStart = System.nanoTime();
         try {
-            topo = o.topology() != null ? TopologyInput.input(o.topology()) : SysfsReader.live();
+            topo = o.topology() != null ? TopologyInput.input(o.topology()) : SysfsReader.live(Binders.cpuid(o.bind()));
         } catch (Throwable t) {
             problem = "cannot read the topology" + (o.topology() != null ? " " + o.topology() : "") + " (" + t.getMessage() + ")";
             Log.info(problem + ": pools run unpinned");

@@ -144,11 +144,19 @@ public final class Scope {
     /**
      * One piece per object of {@code type} in this scope (DESIGN.md §4.2).
      *
-     * @throws IllegalArgumentException when the scope holds no such object, naming the type and this scope
+     * @throws IllegalArgumentException when the scope holds no such object, naming the type and this
+     *                                  scope (and, for a cache level on a topology without caches,
+     *                                  its {@code caches.note}: why there are none)
      */
     public Split splitAt(HwType type) {
         Pieces pieces = Pieces.at(LogicalPus.of(topology), logicalPus(), devices, type);
-        if (pieces.count() == 0) throw new IllegalArgumentException("cannot split at " + type.shortName() + ": no " + type.shortName() + " in " + this);
+        if (pieces.count() == 0) {
+            // a reader that found no caches says why (caches.note); the level alone would not tell the user
+            String note = topology.info().get("caches.note");
+            boolean noCaches = "none".equals(topology.info().get("caches.source")) && (type == HwType.L1 || type == HwType.L2 || type == HwType.L3);
+            throw new IllegalArgumentException("cannot split at " + type.shortName() + ": no " + type.shortName() + " in " + this
+                    + (noCaches && note != null ? "; the topology has no caches at all: " + note : ""));
+        }
         return new Split(topology, pieces, devices);
     }
 

@@ -49,7 +49,12 @@ public final class HwObject {
 
     /** Local memory of a NUMA node in bytes; 0 for other objects or when unknown. */
     public long memoryBytes() {
-        return memoryBytes;
+        return type == HwType.NUMANODE ? memoryBytes : 0;
+    }
+
+    /** The size of a cache (L1, L2, L3) in bytes; 0 for other objects or when unknown. */
+    public long cacheSize() {
+        return type == HwType.L1 || type == HwType.L2 || type == HwType.L3 ? memoryBytes : 0;
     }
 
     /**

@@ -100,7 +100,11 @@ public final class Topology {
         return Device.ofType(devices, type);
     }
 
-    /** Descriptive facts (processor name, vendor, memory, source): for people, not for placement. */
+    /**
+     * Descriptive facts (processor name, vendor, memory, source): for people, not for placement.
+     * Readers that can get caches several ways say which in {@code caches.source} ({@code sysfs},
+     * {@code cpuid}, {@code none}) and how, or why there are none, in {@code caches.note}.
+     */
     public Map<String, String> info() {
         return info;
     }

@@ -58,6 +58,15 @@ public final class TopologyBuilder {
         return this;
     }
 
+    /** A cache (L1, L2, L3) of a known size in bytes (0: unknown), as {@link #add} otherwise. */
+    public TopologyBuilder cache(HwType level, int osIndex, CpuSet cpuset, long sizeBytes) {
+        if (level != HwType.L1 && level != HwType.L2 && level != HwType.L3) {
+            throw new IllegalArgumentException("cache() takes L1, L2 or L3, not " + level);
+        }
+        objects.add(new Pending(level, osIndex, cpuset, Math.max(sizeBytes, 0)));
+        return this;
+    }
+
     public TopologyBuilder numaNode(int osIndex, CpuSet cpuset, long memoryBytes) {
         objects.add(new Pending(HwType.NUMANODE, osIndex, cpuset, memoryBytes));
         return this;
@@ -101,7 +110,8 @@ public final class TopologyBuilder {
             String key = p.type + "/" + cpus;
             HwObject seen = unique.get(key);
             if (seen == null || (p.osIndex >= 0 && p.osIndex < seen.osIndex())) {
-                unique.put(key, new HwObject(p.type, p.osIndex, cpus, 0, 0));
+                long size = p.memoryBytes > 0 || seen == null ? p.memoryBytes : seen.cacheSize();
+                unique.put(key, new HwObject(p.type, p.osIndex, cpus, size, 0));
             }
         }
         numa.sort(BY_OS_INDEX);

@@ -1,6 +1,7 @@
 package io.qv4j.agent.bind;
 
 import io.qv4j.agent.config.Options;
+import io.qv4j.topology.linux.Cpuid;
 
 /** The binder for a bind mode, chosen once: the only place that knows the modes and the fallbacks. */
 public final class Binders {
@@ -23,5 +24,13 @@ public final class Binders {
                 Binder fast = NativeAffinity.load();
                 return fast != null ? fast : AffinityBinder.create();
         }
+    }
+
+    /**
+     * CPUID for a bind mode, for the caches of machines whose sysfs has none: through the agent's
+     * JNI library (loaded only when asked), except under {@code bind=off}, which loads no native code.
+     */
+    public static Cpuid cpuid(Options.Bind mode) {
+        return mode == Options.Bind.OFF ? Cpuid.none("bind=off loads no native code for CPUID") : NativeCpuid.INSTANCE;
     }
 }

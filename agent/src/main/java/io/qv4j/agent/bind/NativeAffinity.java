@@ -33,8 +33,12 @@ public final class NativeAffinity implements Binder {
     private NativeAffinity() {
     }
 
+    /** Set once the library is loaded: a second caller (CPUID after the binder) needs no second check of the file. */
+    private static volatile NativeAffinity loaded;
+
     /** The binder, or null (with the reason logged at debug level) when the library is not usable here. */
     public static Binder load() {
+        if (loaded != null) return loaded;
         if (!System.getProperty("os.name", "").toLowerCase(Locale.ROOT).contains("linux")) return null;
         byte[] bytes;
         try (InputStream in = NativeAffinity.class.getResourceAsStream(RESOURCE)) {
@@ -52,7 +56,7 @@ public final class NativeAffinity implements Binder {
         try {
             System.load(lib.toString());
             gettid0(); // fails now, not on a worker, if the symbols are wrong
-            return new NativeAffinity();
+            return loaded = new NativeAffinity();
         } catch (IllegalCallerException denied) {
             // JDK 24+ with --illegal-native-access=deny; JNA is refused the same way, so say it once here.
             Log.once("nobind", "native access denied (" + denied.getMessage()
@@ -118,7 +122,17 @@ public final class NativeAffinity implements Binder {
         return getAffinity0(tid, words) == 0 ? CpuSet.of(BitSet.valueOf(words)) : null;
     }
 
+    /** {eax, ebx, ecx, edx} of CPUID on the calling thread's PU (x86 only; the library must be loaded). */
+    static int[] cpuid(int leaf, int subleaf) {
+        int[] regs = new int[4];
+        int rc = cpuid0(leaf, subleaf, regs);
+        if (rc != 0) throw new UnsupportedOperationException("CPUID not available (errno " + rc + ")");
+        return regs;
+    }
+
     private static native int setAffinity0(int tid, long[] mask);
+
+    private static native int cpuid0(int leaf, int subleaf, int[] regs);
 
     private static native int getAffinity0(int tid, long[] mask);
 

@@ -34,10 +34,13 @@ final class TopologyText {
                 .append(", allowed ").append(t.allowed());
         String model = t.info().get("cpu.model");
         if (model != null) sb.append(" — ").append(model);
-        sb.append("  [").append(t.source()).append("]\n");
+        String caches = t.info().get("caches.source");
+        sb.append("  [").append(t.source()).append(caches == null ? "" : "; caches: " + caches).append("]\n");
         for (HwObject c : t.root().children()) draw(sb, c, "  ", puLabel, devicesAt);
         for (Device d : devicesAt.getOrDefault(t.root(), List.of())) device(sb, d, "  ");
         if (!t.allowed().equals(t.online())) sb.append("(x) = not allowed for this process\n");
+        String note = t.info().get("caches.note");
+        if (note != null) sb.append("caches: ").append(note).append('\n');
         return sb.toString();
     }
 
@@ -54,6 +57,7 @@ final class TopologyText {
             int n = o.cpuset().cardinality();
             sb.append(" (").append(n).append(n == 1 ? " PU: " : " PUs: ").append(o.cpuset()).append(")");
             if (o.memoryBytes() > 0) sb.append(' ').append(gib(o.memoryBytes()));
+            if (o.cacheSize() > 0) sb.append(' ').append(size(o.cacheSize()));
             sb.append('\n');
             for (HwObject c : o.children()) draw(sb, c, indent + "  ", puLabel, devicesAt);
         }
@@ -100,6 +104,18 @@ final class TopologyText {
             at.computeIfAbsent(o, k -> new ArrayList<>()).add(d);
         }
         return at;
+    }
+
+    /** KiB, MiB, ... stepping up while the number is 10240 or more, as lstopo does. */
+    static String size(long bytes) {
+        String[] units = {"B", "KiB", "MiB", "GiB", "TiB"};
+        int u = 0;
+        long v = bytes;
+        while (v >= 10240 && u < units.length - 1) {
+            v /= 1024;
+            u++;
+        }
+        return v + " " + units[u];
     }
 
     private static String gib(long bytes) {

@@ -31,7 +31,7 @@ public final class LivePlatform implements Platform {
         if (t == null) {
             synchronized (this) {
                 if (topology == null) {
-                    topology = SysfsReader.live();
+                    topology = SysfsReader.live(Binders.cpuid(Options.Bind.ON));
                 }
                 t = topology;
             }

@@ -1,5 +1,7 @@
 package io.qv4j.agent.platform;
 
+import io.qv4j.agent.bind.Binders;
+import io.qv4j.agent.config.Options;
 import io.qv4j.agent.io.UserFiles;
 import io.qv4j.topology.HwlocXml;
 import io.qv4j.topology.SyntheticSpec;
@@ -27,7 +29,7 @@ public final class TopologyInput {
      * see docs/libraries.md), else from OSHI. The CLI adds OSHI's processor identity.
      */
     public static Topology live() {
-        Topology t = Files.isDirectory(Path.of("/sys/devices/system/cpu")) ? SysfsReader.live() : OshiTopology.read();
+        Topology t = Files.isDirectory(Path.of("/sys/devices/system/cpu")) ? SysfsReader.live(Binders.cpuid(Options.Bind.ON)) : OshiTopology.read();
         try {
             return t.withInfo(OshiTopology.identity());
         } catch (RuntimeException | LinkageError e) {

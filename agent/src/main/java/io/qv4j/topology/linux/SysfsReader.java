@@ -24,6 +24,11 @@ import java.util.TreeSet;
  * <p>Live discovery is on the agent's start-up path, so every fact is read once: an object shared
  * by several PUs (a package, a core, a cache) is reported by its lowest online PU only, and for
  * attributes that kernels spell several ways the spelling found first is tried first next time.
+ *
+ * <p>Where a live machine's sysfs has no cache directories (some cloud VMs), the caches come from
+ * x86 CPUID ({@link CpuidCaches}) when the caller gives a {@link Cpuid}. The topology's info says
+ * where the caches came from: {@code caches.source} is {@code sysfs}, {@code cpuid} or
+ * {@code none}, and {@code caches.note} says how, or why there are none.
  */
 public final class SysfsReader {
 
@@ -34,11 +39,14 @@ public final class SysfsReader {
     private final TopologyBuilder builder;
     private final Path cpuDir;
     private final Map<Integer, CpuSet> numaCpus = new HashMap<>();
+    private final Cpuid cpuid;
     private CpuSet online;
+    private boolean sysfsCaches;
 
-    private SysfsReader(Path root, boolean live) {
+    private SysfsReader(Path root, boolean live, Cpuid cpuid) {
         this.fs = new FsRoot(root);
         this.live = live;
+        this.cpuid = cpuid;
         this.builder = new TopologyBuilder(live ? "live" : root.toString());
         this.cpuDir = fs.path(CPU_DIR);
         if (!fs.isDirectory(cpuDir)) {
@@ -46,14 +54,27 @@ public final class SysfsReader {
         }
     }
 
-    /** The machine this process runs on; the allowed set is this thread's affinity ∩ the cgroup cpuset. */
+    /** The machine this process runs on; the allowed set is this thread's affinity ∩ the cgroup cpuset. No CPUID. */
     public static Topology live() {
-        return new SysfsReader(Path.of("/"), true).scan();
+        return live(null);
+    }
+
+    /**
+     * The machine this process runs on, with its caches from {@code cpuid} (null: none) where
+     * sysfs has no cache directories; {@code cpuid} is not touched otherwise.
+     */
+    public static Topology live(Cpuid cpuid) {
+        return new SysfsReader(Path.of("/"), true, cpuid).scan();
     }
 
     /** A dump under {@code root}; the allowed set comes from {@code proc/self/status} and the cgroup cpuset. */
     public static Topology read(Path root) {
-        return new SysfsReader(root, false).scan();
+        return new SysfsReader(root, false, null).scan();
+    }
+
+    /** Tests: {@code root} read as the live machine (thread-self, CPUID), e.g. a copy of it with parts hidden. */
+    static Topology readAsLive(Path root, Cpuid cpuid) {
+        return new SysfsReader(root, true, cpuid).scan();
     }
 
     private Topology scan() {
@@ -61,7 +82,10 @@ public final class SysfsReader {
         builder.online(online);
         readCpus();
         readNumaNodes();
-        builder.allowed(readAllowed());
+        CpuSet allowed = readAllowed();
+        builder.allowed(allowed);
+        if (sysfsCaches) builder.info("caches.source", "sysfs");
+        else cachesWithoutSysfs(allowed);
         for (Device d : new PciDevices(fs, online, numaCpus).read()) builder.device(d);
         builder.info("cpu.model", readCpuModel());
         try {
@@ -193,6 +217,7 @@ public final class SysfsReader {
         Path cacheDir = cpu.resolve("cache");
         for (String index : fs.list(cacheDir)) {
             if (!index.startsWith("index")) continue;
+            sysfsCaches = true;
             Path dir = cacheDir.resolve(index);
             CpuSet shared = sharedCpus.read(dir);
             shared = (shared == null ? CpuSet.of(pu) : shared.or(CpuSet.of(pu))).and(online);
@@ -203,6 +228,30 @@ public final class SysfsReader {
             HwType t = level == 1 ? HwType.L1 : level == 2 ? HwType.L2 : level == 3 ? HwType.L3 : null;
             if (t != null) builder.add(t, fs.readInt(dir.resolve("id"), -1), shared);
         }
+    }
+
+    /** No cache directories in sysfs: CPUID on a live x86 machine, else a note saying why there are no caches. */
+    private void cachesWithoutSysfs(CpuSet allowed) {
+        String none = live ? "sysfs has no cache directories" : fs + " has no cache directories";
+        String unavailable = !live ? "CPUID would describe this machine, not the dump"
+                : cpuid == null ? "CPUID was not asked for" : cpuid.unavailable();
+        if (unavailable != null) {
+            builder.info("caches.source", "none");
+            builder.info("caches.note", none + " and " + unavailable);
+            return;
+        }
+        CpuidCaches.Result r = CpuidCaches.probe(cpuid, allowed);
+        if (r.caches().isEmpty()) {
+            builder.info("caches.source", "none");
+            builder.info("caches.note", none + " and " + r.note());
+            return;
+        }
+        for (CpuidCaches.Instance c : r.caches()) {
+            HwType t = c.level() == 1 ? HwType.L1 : c.level() == 2 ? HwType.L2 : HwType.L3;
+            builder.cache(t, -1, c.cpus(), c.size());
+        }
+        builder.info("caches.source", "cpuid");
+        builder.info("caches.note", none + "; read " + r.note());
     }
 
     /**

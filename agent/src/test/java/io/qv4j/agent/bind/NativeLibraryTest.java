@@ -78,7 +78,7 @@ class NativeLibraryTest {
     }
 
     @Test
-    void aarch64LibraryBindsUnderQemu(@TempDir Path dir) throws Exception {
+    void aarch64LibraryBindsUnderQemuAndHasNoCpuid(@TempDir Path dir) throws Exception {
         String qemu = onPath("qemu-aarch64-static") ? "qemu-aarch64-static" : onPath("qemu-aarch64") ? "qemu-aarch64" : null;
         assumeTrue(qemu != null && version("aarch64-linux-gnu-gcc") != null && Files.isDirectory(Path.of("/usr/aarch64-linux-gnu")),
                 "qemu-user and Debian's aarch64 cross compiler");
@@ -89,7 +89,7 @@ class NativeLibraryTest {
         assertEquals(0, cc.code, cc.output);
         Result h = run(dir, List.of(qemu, "-L", "/usr/aarch64-linux-gnu", "./harness"));
         assertEquals(0, h.code, h.output);
-        assertTrue(h.output.matches("(?s)tid=\\d+ before=0x[0-9a-f]+ after=0x[0-9a-f]+ restored=0x[0-9a-f]+\\s*"), h.output);
+        assertTrue(h.output.matches("(?s)tid=\\d+ before=0x[0-9a-f]+ after=0x[0-9a-f]+ restored=0x[0-9a-f]+ cpuid=38\\s*"), h.output);
     }
 
     private record Result(int code, String output) {
