@@ -25,7 +25,7 @@ public final class OptionsParser {
     /** Every key, in the order the README lists them. */
     public static final List<String> KEYS = List.of("enabled", "strict", "split-at", "split", "color", "pools",
             "common-pool", "bind", "topology", "verbose", "report",
-            "local-rank", "rank-split-at", "claims", "claims-dir", "respect-quota",
+            "local-rank", "rank-split-at", "claims", "claims-dir", "claims-refresh", "respect-quota",
             "rebalance", "rebalance-threshold", "oversubscribe", "carriers", "config");
 
     /** Local ranks get CPU pieces: every type but the devices. */
@@ -235,8 +235,9 @@ public final class OptionsParser {
             claimsDir = m.get("claims-dir");
             if (claimsDir.isBlank() || !Path.of(claimsDir).isAbsolute()) throw bad("claims-dir", claimsDir, "an absolute directory path");
         }
+        long refresh = m.containsKey("claims-refresh") ? RebalanceOptions.duration("claims-refresh", m.get("claims-refresh")) : d.claimsRefreshMillis();
         boolean respectQuota = m.containsKey("respect-quota") ? bool("respect-quota", m.get("respect-quota")) : d.respectQuota();
-        return new NodeOptions(localRank, rankSplitAt, claims, claimsDir, respectQuota);
+        return new NodeOptions(localRank, rankSplitAt, claims, claimsDir, respectQuota, refresh);
     }
 
     /** {@code split-at}, {@code split} and {@code color} over the defaults: the words of {@link PolicyWords}. */

@@ -7,16 +7,11 @@ import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
-import java.nio.file.DirectoryStream;
-import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.BasicFileAttributes;
-import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -28,6 +23,11 @@ import java.util.TreeMap;
  * Node-wide claims (DESIGN.md §7): one OS file lock per claimed PU in a per-user directory,
  * {@code pu-N.lock}, held for the life of the JVM, so a killed JVM's claims vanish with it (the
  * files stay; a stale file without a lock claims nothing). No daemon.
+ *
+ * <p>Temporary-file cleaners delete files by age, and a lock file is never written: a thread of
+ * this JVM ({@code qv-claims}, started with the first claim, every {@code claims-refresh}) touches
+ * the held files, and re-claims one whose path is gone or names another file than the one locked;
+ * if another JVM has claimed it meanwhile, one line and the report ({@link #lost()}) say so.
  *
  * <p>Whose locks are live is read from {@code /proc/locks} (device and inode of each locked file,
  * and the holder's pid), matched against the lock files' inodes: nothing is opened to find out.
@@ -49,22 +49,23 @@ public final class Claims {
     private boolean checked;         // observing: the directory was checked on first use
     private final boolean take;      // false: observe others' claims, take none
     private final Path openhft;
-    private final long pid = ownPid();
+    private final long pid = LockTable.ownPid();
     private final Map<Integer, FileChannel> held = new HashMap<>();
     private final OpenHftLocks hft;                              // null: no OpenHFT directory
     private final List<FileChannel> parked = new ArrayList<>();  // never closed: another part of this JVM locks that file
     private volatile String refused;
+    private final Map<Integer, String> keys = new HashMap<>();   // the file each held lock is on (LockTable.key)
+    private final Map<Integer, String> lostTo = new TreeMap<>(); // claims that vanished and another process took: by whom
+    private int remade;                                          // claims made again after their file vanished
+    private Path also;                                           // the other default directory: read for others' claims
+    private long refreshMillis;                                  // 0: never refreshed
+    private boolean keeping;                                     // the qv-claims thread runs
 
     private Claims(Path dir, boolean take, Path openhft) {
         this.dir = dir;
         this.take = take;
         this.openhft = openhft;
         this.hft = openhft == null ? null : new OpenHftLocks(openhft, pid);
-    }
-
-    /** The default directory: {@code /tmp/qv4j-$USER}. */
-    public static Path defaultDir() {
-        return Path.of("/tmp", "qv4j-" + System.getProperty("user.name", "unknown").replaceAll("[^A-Za-z0-9._-]", "_"));
     }
 
     /**
@@ -80,8 +81,8 @@ public final class Claims {
         if (!take) return new Claims(dir, false, tmp); // checked on first use, off the start-up path
         String why;
         try {
-            if (take && !Files.exists(dir, LinkOption.NOFOLLOW_LINKS) && !Files.isSymbolicLink(dir)) create(dir);
-            why = Files.exists(dir, LinkOption.NOFOLLOW_LINKS) || Files.isSymbolicLink(dir) ? refusal(dir) : null;
+            if (take && !Files.exists(dir, LinkOption.NOFOLLOW_LINKS) && !Files.isSymbolicLink(dir)) ClaimsDir.create(dir);
+            why = Files.exists(dir, LinkOption.NOFOLLOW_LINKS) || Files.isSymbolicLink(dir) ? ClaimsDir.refusal(dir) : null;
         } catch (IOException | RuntimeException e) {
             why = "cannot be used (" + e + ")";
         }
@@ -92,54 +93,6 @@ public final class Claims {
             return c;
         }
         return new Claims(dir, take, tmp);
-    }
-
-    private static void create(Path dir) throws IOException {
-        Path parent = dir.toAbsolutePath().getParent();
-        if (parent != null && !Files.isDirectory(parent)) Files.createDirectories(parent);
-        try {
-            Files.createDirectory(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
-            Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx------"));
-        } catch (FileAlreadyExistsException e) {
-            // another JVM made it first: checked below like any existing directory
-        }
-    }
-
-    /** Why {@code dir} must not be used, or null. Never follows a link. */
-    static String refusal(Path dir) throws IOException {
-        if (Files.isSymbolicLink(dir)) return "it is a symbolic link";
-        if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) return "it is not a directory";
-        int owner = (Integer) Files.getAttribute(dir, "unix:uid", LinkOption.NOFOLLOW_LINKS);
-        int me = ownUid();
-        if (owner != me) return "it belongs to uid " + owner + ", not to this user (uid " + me + ")";
-        Set<PosixFilePermission> perms = Files.getPosixFilePermissions(dir, LinkOption.NOFOLLOW_LINKS);
-        if (perms.contains(PosixFilePermission.GROUP_WRITE) || perms.contains(PosixFilePermission.OTHERS_WRITE)) {
-            return "it is writable by group or others (" + PosixFilePermissions.toString(perms) + ")";
-        }
-        try (DirectoryStream<Path> s = Files.newDirectoryStream(dir)) {
-            for (Path p : s) {
-                if (Files.isSymbolicLink(p)) return "it holds a symbolic link " + p.getFileName();
-                if (!Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS)) return "it holds " + p.getFileName() + ", not a plain file";
-            }
-        }
-        return null;
-    }
-
-    /** This process's pid from /proc/self (ProcessHandle would start the JDK's process-reaper pool). */
-    static long ownPid() {
-        try {
-            return Long.parseLong(Files.readSymbolicLink(Path.of("/proc/self")).getFileName().toString());
-        } catch (IOException | RuntimeException e) {
-            return -1;
-        }
-    }
-
-    /** The effective uid, from /proc/self/status. */
-    static int ownUid() throws IOException {
-        for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
-            if (line.startsWith("Uid:")) return Integer.parseInt(line.substring(4).strip().split("\\s+")[1]);
-        }
-        throw new IOException("no Uid in /proc/self/status");
     }
 
     /** Why node-wide claims were refused, or null. */
@@ -185,7 +138,7 @@ public final class Claims {
         if (!take && !checked && dir != null) {
             checked = true;
             try {
-                String why = Files.exists(dir, LinkOption.NOFOLLOW_LINKS) || Files.isSymbolicLink(dir) ? refusal(dir) : null;
+                String why = Files.exists(dir, LinkOption.NOFOLLOW_LINKS) || Files.isSymbolicLink(dir) ? ClaimsDir.refusal(dir) : null;
                 if (why != null) {
                     Log.debug("claims directory " + dir + " not read: " + why);
                     dir = null;
@@ -194,21 +147,25 @@ public final class Claims {
                 dir = null;
             }
         }
+        Path other = alsoRead();
         // Stat the candidate files first: with none there (one JVM, no OpenHFT) /proc/locks is not read.
-        Map<Integer, String[]> keys = new HashMap<>();
+        Map<Integer, String[]> files = new HashMap<>();
         for (int pu : within.toArray()) {
             if (held.containsKey(pu)) continue;
-            String mine = dir == null ? null : key(dir.resolve("pu-" + pu + ".lock"));
-            String hft = openhft == null ? null : key(openhft.resolve("cpu-" + pu + ".lock"));
-            if (mine != null || hft != null) keys.put(pu, new String[] {mine, hft});
+            String mine = dir == null ? null : LockTable.key(dir.resolve("pu-" + pu + ".lock"));
+            String hft = openhft == null ? null : LockTable.key(openhft.resolve("cpu-" + pu + ".lock"));
+            String theirs = other == null ? null : LockTable.key(other.resolve("pu-" + pu + ".lock"));
+            if (mine != null || hft != null || theirs != null) files.put(pu, new String[] {mine, hft, theirs});
         }
-        if (keys.isEmpty()) return CpuSet.empty();
-        Map<String, Long> locks = liveLocks();
+        if (files.isEmpty()) return CpuSet.empty();
+        Map<String, Long> locks = LockTable.liveLocks();
         CpuSet out = CpuSet.empty();
-        for (Map.Entry<Integer, String[]> k : keys.entrySet()) {
+        for (Map.Entry<Integer, String[]> k : files.entrySet()) {
             Long holder = k.getValue()[0] == null ? null : locks.get(k.getValue()[0]);
             boolean taken = holder != null && holder != pid;
             if (!taken && k.getValue()[1] != null) taken = locks.containsKey(k.getValue()[1]);
+            Long there = k.getValue()[2] == null ? null : locks.get(k.getValue()[2]);
+            if (!taken && there != null) taken = there != pid;
             if (taken) out = out.or(CpuSet.of(k.getKey()));
         }
         return out;
@@ -232,7 +189,119 @@ public final class Claims {
                 lost = lost.or(busy);
             }
         }
+        if (!keeping && refreshMillis > 0 && !held.isEmpty()) {
+            keeping = true;
+            KeepFresh.start(this);
+        }
         return lost;
+    }
+
+    /** Refreshes the claims every {@code millis} ms ({@link #refresh}) once some are held; 0: never. */
+    public synchronized void keepFresh(long millis) {
+        refreshMillis = millis;
+    }
+
+    synchronized long refreshMillis() {
+        return refreshMillis;
+    }
+
+    /** Reads {@code other} too for others' claims (never takes there): the default of JVMs with the other kind of environment. */
+    public synchronized void alsoRead(Path other) {
+        if (other != null && !other.equals(dir)) also = other;
+    }
+
+    private Path alsoRead() {
+        try {
+            // checked each time it is there (it may appear later): a refused one is never read again
+            if (also != null && Files.isDirectory(also, LinkOption.NOFOLLOW_LINKS) && ClaimsDir.refusal(also) != null) also = null;
+        } catch (IOException | RuntimeException e) {
+            also = null;
+        }
+        return also;
+    }
+
+
+    /**
+     * Keeps this JVM's claims where other JVMs look: touches the directory and each held lock file
+     * by path (mtime; atime by a read on the held channel) so cleaners that delete old files leave
+     * them, and claims again a PU whose path is gone or names another file than the one locked.
+     * Never opens another descriptor of a held file: closing it would drop the lock. Returns the
+     * PUs claimed again.
+     */
+    public synchronized CpuSet refresh() {
+        if (!takes() || held.isEmpty()) return CpuSet.empty();
+        long now = System.currentTimeMillis();
+        KeepFresh.touch(dir, now, null);
+        List<Integer> gone = new ArrayList<>();
+        for (Map.Entry<Integer, FileChannel> h : held.entrySet()) {
+            Path f = dir.resolve("pu-" + h.getKey() + ".lock");
+            String k = keys.get(h.getKey());
+            if (k != null && k.equals(LockTable.key(f))) KeepFresh.touch(f, now, h.getValue());
+            else gone.add(h.getKey());
+        }
+        CpuSet again = gone.isEmpty() ? CpuSet.empty() : claimAgain(gone);
+        if (hft != null && takes()) {
+            CpuSet busy = hft.refresh(now);
+            if (!busy.isEmpty()) Log.once("hftlost:" + busy, "OpenHFT's lock files for pus " + busy + " were deleted and another process holds them now;"
+                    + " this JVM's claims there still hold for qv4j JVMs");
+        }
+        return again;
+    }
+
+    /** Claims {@code gone} again (their lock files vanished); says which another process took meanwhile. */
+    private CpuSet claimAgain(List<Integer> gone) {
+        try {
+            if (!Files.exists(dir, LinkOption.NOFOLLOW_LINKS) && !Files.isSymbolicLink(dir)) ClaimsDir.create(dir);
+            String why = ClaimsDir.refusal(dir);
+            if (why != null) {
+                refuse(why);
+                return CpuSet.empty();
+            }
+        } catch (IOException | RuntimeException e) {
+            for (int pu : gone) lostTo.put(pu, "directory gone (" + e.getMessage() + ")");
+            Log.once("claimsdir-gone", "claims directory " + dir + " vanished and cannot be made again (" + e
+                    + "): other JVMs no longer see this JVM's claims on pus " + gone);
+            return CpuSet.empty();
+        }
+        CpuSet again = CpuSet.empty();
+        for (int pu : gone) {
+            keys.remove(pu);
+            closeQuietly(held.remove(pu)); // its file is unlinked (or no longer at the path): that lock guards nothing
+            claimOwn(CpuSet.of(pu), new ArrayList<>());
+            if (held.containsKey(pu)) {
+                again = again.or(CpuSet.of(pu));
+                remade++;
+                continue;
+            }
+            if (refused != null) break;
+            if (hft != null) hft.release(pu);
+            Long holder = LockTable.liveLocks().get(LockTable.key(dir.resolve("pu-" + pu + ".lock")));
+            String who = holder == null ? "another process" : holder == pid ? "another claims holder of this JVM" : "process " + holder;
+            lostTo.put(pu, who);
+            Log.once("claimlost:" + pu, "the lock file of this JVM's claim on PU " + pu + " in " + dir + " was deleted (by a temporary-file cleaner?)"
+                    + " and " + who + " has claimed PU " + pu + " since: workers pinned there now share it");
+        }
+        if (!again.isEmpty()) Log.debug("claims on pus " + again + " made again in " + dir + ": their lock files had been deleted");
+        return again;
+    }
+
+    private static void closeQuietly(FileChannel ch) {
+        if (ch == null) return;
+        try {
+            ch.close();
+        } catch (IOException ignored) {
+            // the lock goes with the descriptor
+        }
+    }
+
+    /** Claims whose lock file vanished and that another process has taken since, by PU: who took it. */
+    public synchronized Map<Integer, String> lost() {
+        return new TreeMap<>(lostTo);
+    }
+
+    /** How many claims were made again after their lock file vanished. */
+    public synchronized int remade() {
+        return remade;
     }
 
     private CpuSet claimOwn(CpuSet pus, List<Integer> fresh) {
@@ -245,7 +314,7 @@ public final class Claims {
                     refuse(f.getFileName() + " is " + (Files.isSymbolicLink(f) ? "a symbolic link" : "not a plain file"));
                     return lost;
                 }
-                FileChannel ch = FileChannel.open(f, Set.<java.nio.file.OpenOption>of(StandardOpenOption.CREATE, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS),
+                FileChannel ch = FileChannel.open(f, Set.<java.nio.file.OpenOption>of(StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS),
                         PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
                 FileLock l;
                 try {
@@ -260,6 +329,7 @@ public final class Claims {
                     lost = lost.or(CpuSet.of(pu));
                 } else {
                     held.put(pu, ch);
+                    keys.put(pu, LockTable.key(f)); // null if deleted meanwhile: the next refresh claims it again
                     fresh.add(pu);
                 }
             } catch (IOException | RuntimeException e) {
@@ -297,14 +367,8 @@ public final class Claims {
     public synchronized void release(CpuSet pus) {
         for (int pu : pus.toArray()) {
             if (hft != null) hft.release(pu);
-            FileChannel ch = held.remove(pu);
-            if (ch != null) {
-                try {
-                    ch.close();
-                } catch (IOException ignored) {
-                    // the lock goes with the descriptor
-                }
-            }
+            keys.remove(pu);
+            closeQuietly(held.remove(pu));
         }
     }
 
@@ -319,75 +383,5 @@ public final class Claims {
         refused = "claims directory " + dir + " refused: " + why + "; node-wide claims off (claims-dir= names another)";
         Log.info(refused);
         release(mine());
-    }
-
-    /**
-     * {@code "MAJ:MIN:INODE"} as /proc/locks writes it ({@code %02x:%02x:%lu}), for a plain file
-     * (never following a link); null otherwise. From the basic attributes' file key
-     * ({@code (dev=fe00,ino=2148822)} on Linux), which costs nothing extra to load in a fresh JVM.
-     */
-    static String key(Path f) {
-        try {
-            BasicFileAttributes a = Files.readAttributes(f, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
-            if (!a.isRegularFile()) return null;
-            long dev, ino;
-            String k = String.valueOf(a.fileKey());
-            int d = k.indexOf("dev="), i = k.indexOf(",ino=");
-            if (d >= 0 && i > d && k.endsWith(")")) {
-                dev = Long.parseUnsignedLong(k.substring(d + 4, i), 16);
-                ino = Long.parseUnsignedLong(k.substring(i + 5, k.length() - 1));
-            } else {
-                dev = ((Number) Files.getAttribute(f, "unix:dev", LinkOption.NOFOLLOW_LINKS)).longValue();
-                ino = ((Number) Files.getAttribute(f, "unix:ino", LinkOption.NOFOLLOW_LINKS)).longValue();
-            }
-            long major = ((dev >>> 8) & 0xfff) | ((dev >>> 32) & ~0xfffL);
-            long minor = (dev & 0xff) | ((dev >>> 12) & ~0xffL);
-            return hex2(major) + ":" + hex2(minor) + ":" + Long.toUnsignedString(ino);
-        } catch (IOException | RuntimeException e) {
-            return null;
-        }
-    }
-
-    private static String hex2(long v) {
-        String h = Long.toHexString(v);
-        return h.length() < 2 ? "0" + h : h;
-    }
-
-    /** Held locks in /proc/locks: file key → holder pid (waiters, {@code ->}, left out). Parsed by hand: no regex, no charset decoder. */
-    static Map<String, Long> liveLocks() {
-        Map<String, Long> out = new HashMap<>();
-        byte[] buf = new byte[8192];
-        int n = 0;
-        try (java.io.FileInputStream in = new java.io.FileInputStream("/proc/locks")) {
-            for (int r; (r = in.read(buf, n, buf.length - n)) > 0; ) {
-                n += r;
-                if (n == buf.length) buf = java.util.Arrays.copyOf(buf, buf.length * 2);
-            }
-        } catch (IOException | RuntimeException e) {
-            return out;
-        }
-        String[] f = new String[6];
-        int i = 0;
-        while (i < n) {
-            int end = i;
-            while (end < n && buf[end] != '\n') end++;
-            int k = 0;
-            for (int j = i; j < end && k < 6; ) {
-                while (j < end && (buf[j] == ' ' || buf[j] == '\t')) j++;
-                int st = j;
-                while (j < end && buf[j] != ' ' && buf[j] != '\t') j++;
-                if (j > st) f[k++] = new String(buf, st, j - st, StandardCharsets.ISO_8859_1);
-            }
-            i = end + 1;
-            if (k < 6 || f[1].equals("->")) continue;
-            long holder;
-            try {
-                holder = Long.parseLong(f[4]);
-            } catch (NumberFormatException e) {
-                holder = -1;
-            }
-            out.putIfAbsent(f[5], holder);
-        }
-        return out;
     }
 }

@@ -75,8 +75,10 @@ public final class Node {
             mode = "off";
         } else {
             boolean take = bindOn && o.claims() == NodeOptions.Claims.NODE;
-            Path dir = o.claimsDir() != null ? Path.of(o.claimsDir()) : Claims.defaultDir();
+            Path dir = o.claimsDir() != null ? Path.of(o.claimsDir()) : ClaimsDir.defaultDir(env);
             claims = Claims.open(dir, take);
+            if (o.claimsDir() == null) claims.alsoRead(ClaimsDir.otherDefault(env));
+            claims.keepFresh(o.claimsRefreshMillis());
             mode = claims.takes() ? "node" : claims.refused() != null && take ? "refused" : "observe";
         }
         return new Node(rank, quota, scope, claims, mode, bound, applied);
@@ -129,6 +131,10 @@ public final class Node {
         m.put("claimsDir", claims == null || claims.dir() == null ? null : claims.dir().toString());
         m.put("claimsRefused", claims == null ? null : claims.refused());
         m.put("claimed", claims == null ? null : claims.mine().toString());
+        Map<String, Object> lost = new LinkedHashMap<>();
+        if (claims != null) claims.lost().forEach((pu, who) -> lost.put(String.valueOf(pu), who));
+        m.put("claimsLost", lost);
+        m.put("claimsRemade", claims == null ? 0 : claims.remade());
         m.put("openhftDir", claims == null || claims.openHftDir() == null ? null : claims.openHftDir().toString());
         m.put("openhftHeld", claims == null ? null : claims.openHftHeld().toString());
         Map<String, Object> skipped = new LinkedHashMap<>();

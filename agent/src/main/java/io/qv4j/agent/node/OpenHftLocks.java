@@ -79,7 +79,7 @@ final class OpenHftLocks {
         Map<Integer, Boolean> made = new HashMap<>();
         if (uid == null) {
             try {
-                uid = Claims.ownUid();
+                uid = LockTable.ownUid();
             } catch (IOException | RuntimeException e) {
                 skipHft(pus.get(0), "this user's uid is unknown (" + e + ")");
                 return busy;
@@ -95,7 +95,7 @@ final class OpenHftLocks {
                 BasicFileAttributes a = attributes(f);
                 if (a == null) {
                     try {
-                        ch = FileChannel.open(f, Set.<java.nio.file.OpenOption>of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS),
+                        ch = FileChannel.open(f, Set.<java.nio.file.OpenOption>of(StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS),
                                 PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-r--r--")));
                         created = true;
                     } catch (FileAlreadyExistsException raced) {
@@ -112,8 +112,8 @@ final class OpenHftLocks {
                         skipHft(pu, f + " is not a plain file");
                         continue;
                     }
-                    if (locks == null) locks = Claims.liveLocks();
-                    if (locks.containsKey(Claims.key(f))) { // held by an OpenHFT user: busy, and not opened
+                    if (locks == null) locks = LockTable.liveLocks();
+                    if (locks.containsKey(LockTable.key(f))) { // held by an OpenHFT user: busy, and not opened
                         busy = busy.or(CpuSet.of(pu));
                         continue;
                     }
@@ -122,7 +122,7 @@ final class OpenHftLocks {
                         skipHft(pu, f + " belongs to uid " + owner);
                         continue;
                     }
-                    ch = FileChannel.open(f, Set.<java.nio.file.OpenOption>of(StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS));
+                    ch = FileChannel.open(f, Set.<java.nio.file.OpenOption>of(StandardOpenOption.READ, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS));
                 }
                 FileLock l;
                 try {
@@ -146,13 +146,13 @@ final class OpenHftLocks {
         }
         if (taken.isEmpty()) return busy;
         // The path must still name the inode locked: OpenHFT deletes a file it finds unlocked.
-        Map<String, Long> after = Claims.liveLocks();
+        Map<String, Long> after = LockTable.liveLocks();
         // OpenHFT reads the pid up to the first newline; the second line says who wrote it (no date: java.time costs ~100 ms cold)
         byte[] content = (pid + "\nqv4j claim\n").getBytes(StandardCharsets.US_ASCII);
         for (Map.Entry<Integer, FileChannel> t : taken.entrySet()) {
             int pu = t.getKey();
             FileChannel ch = t.getValue();
-            String k = Claims.key(dir.resolve("cpu-" + pu + ".lock"));
+            String k = LockTable.key(dir.resolve("cpu-" + pu + ".lock"));
             Long holder = k == null ? null : after.get(k);
             if (holder == null || holder != pid) {
                 closeQuietly(ch); // an unlinked inode nobody else in this JVM has open
@@ -207,12 +207,29 @@ final class OpenHftLocks {
         }
     }
 
+    /**
+     * Touches each held {@code cpu-N.lock} (cleaners delete old files in {@code /tmp}); one that was
+     * deleted or replaced is taken again as {@link #claim} would. Returns the PUs whose file another
+     * process holds now.
+     */
+    synchronized CpuSet refresh(long now) {
+        List<Integer> gone = new ArrayList<>();
+        for (Map.Entry<Integer, Hft> e : hft.entrySet()) {
+            Path f = dir.resolve("cpu-" + e.getKey() + ".lock");
+            if (e.getValue().key().equals(LockTable.key(f))) KeepFresh.touch(f, now, e.getValue().channel());
+            else gone.add(e.getKey());
+        }
+        if (gone.isEmpty()) return CpuSet.empty();
+        for (int pu : gone) closeQuietly(hft.remove(pu).channel()); // an unlinked inode: its lock guards nothing
+        return claim(gone);
+    }
+
     synchronized void release(int pu) {
         Hft h = hft.remove(pu);
         if (h == null) return;
         Path f = dir.resolve("cpu-" + pu + ".lock");
         try {
-            if (h.key().equals(Claims.key(f))) Files.deleteIfExists(f); // still locked: nobody can have replaced it meanwhile
+            if (h.key().equals(LockTable.key(f))) Files.deleteIfExists(f); // still locked: nobody can have replaced it meanwhile
         } catch (IOException | RuntimeException ignored) {
             // the lock goes with the descriptor; the file stays, like OpenHFT's own after a crash
         }

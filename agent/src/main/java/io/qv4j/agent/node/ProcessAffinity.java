@@ -5,6 +5,9 @@ import io.qv4j.agent.log.Log;
 import io.qv4j.topology.CpuSet;
 
 import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.HashSet;
 import java.util.Set;
 
@@ -79,5 +82,54 @@ public final class ProcessAffinity {
 
     public synchronized int bound() {
         return bound;
+    }
+
+    /**
+     * The process's allowed set now: the main thread's mask (the pid's, which {@code taskset -p}
+     * and {@code /proc/self/status} show); null when it cannot be read.
+     */
+    public static CpuSet processMask() {
+        return mask(LockTable.ownPid());
+    }
+
+    /**
+     * Whether every task of the process other than {@code skip} (tids: workers qv4j placed, which
+     * it may have bound since) runs inside {@code set} now: the process as a whole was narrowed,
+     * not one thread that the application bound (its main thread, say).
+     */
+    public static boolean allInside(CpuSet set, Set<Long> skip) {
+        String[] tasks = new File("/proc/self/task").list();
+        if (tasks == null) return false;
+        for (String name : tasks) {
+            long tid;
+            try {
+                tid = Long.parseLong(name);
+            } catch (NumberFormatException e) {
+                continue;
+            }
+            if (skip.contains(tid)) continue;
+            CpuSet now = mask(tid);
+            if (now != null && !set.containsAll(now)) return false; // null: the thread ended meanwhile
+        }
+        return true;
+    }
+
+    /** Task {@code tid}'s kernel mask: through the JNI library when loaded, else from /proc; null when unknown. */
+    static CpuSet mask(long tid) {
+        if (tid <= 0 || tid > Integer.MAX_VALUE) return null;
+        try {
+            CpuSet c = NativeAffinity.affinity((int) tid);
+            if (c != null) return c;
+        } catch (Throwable notLoaded) {
+            // no JNI library: read /proc
+        }
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/self/task", Long.toString(tid), "status"))) {
+                if (line.startsWith("Cpus_allowed_list:")) return CpuSet.parse(line.substring(18).strip());
+            }
+        } catch (IOException | RuntimeException e) {
+            // ended, or unreadable
+        }
+        return null;
     }
 }

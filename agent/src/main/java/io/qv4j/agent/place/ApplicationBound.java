@@ -1,6 +1,5 @@
 package io.qv4j.agent.place;
 
-import io.qv4j.agent.bind.Binder;
 import io.qv4j.agent.log.Log;
 import io.qv4j.topology.CpuSet;
 
@@ -15,9 +14,8 @@ final class ApplicationBound {
     private ApplicationBound() {
     }
 
-    /** True (and the worker recorded where it is) when the calling thread was bound by the application. */
-    static boolean leftAlone(PoolRegistry registry, Worker w, Env e, PlacementEvents events) {
-        CpuSet now = Binder.currentMask();
+    /** True (and the worker recorded where it is) when the calling thread, whose mask is {@code now}, was bound by the application. */
+    static boolean leftAlone(PoolRegistry registry, Worker w, Env e, PlacementEvents events, CpuSet now) {
         CpuSet universe = w.pool.parent != null ? w.pool.parent.and(e.jvm()) : e.jvm();
         if (now == null || now.equals(universe) || !universe.containsAll(now) || now.equals(w.cpuset)) return false;
         synchronized (registry.lock) {
@@ -25,6 +23,7 @@ final class ApplicationBound {
             for (Pool p : registry.pools()) if (now.equals(p.scope) || now.equals(p.parent)) return false;
             if (w.slot >= 0) w.pool.slots.release(w.slot, Thread.currentThread());
             w.slot = -1;
+            w.appBound = true;
             w.cpuset = now;
             w.label = e.topology().label(now) + " (bound by the application)";
         }

@@ -1,5 +1,6 @@
 package io.qv4j.agent.place;
 
+import io.qv4j.agent.bind.Binder;
 import io.qv4j.agent.config.Options;
 import io.qv4j.agent.config.Policy;
 import io.qv4j.agent.config.Rules;
@@ -198,8 +199,10 @@ public final class Placer {
     }
 
     /** Places {@code t} as a worker of {@code pool}, in slot {@code ask} if that is free (else the lowest free one). */
-    private void place(Object pool, Thread t, Env e, int ask) {
+    private void place(Object pool, Thread t, Env given, int ask) {
         long t0 = System.nanoTime();
+        CpuSet inherited = given.live() && given.binder().binds() ? Binder.currentMask() : null; // read once: both checks below use it
+        Env e = AllowedSet.check(this, given, inherited);
         Worker w;
         synchronized (registry.lock) {
             if (registry.known(t)) return;
@@ -224,7 +227,7 @@ public final class Placer {
             if (w.cpuset == null) w.cpuset = p.scope;
             w.label = e.topology().label(w.cpuset);
         }
-        if (e.live() && e.binder().binds() && ApplicationBound.leftAlone(registry, w, e, events)) return;
+        if (inherited != null && ApplicationBound.leftAlone(registry, w, e, events, inherited)) return;
         bind(w, e, t0);
     }
 

@@ -243,19 +243,32 @@ final class PoolPlanner {
         p.tasks = tasks;
         plan(p, e);
         Log.debug("pool " + p.name + " resized from " + before + " to " + tasks + " workers: planned again");
-        if (p.slots == null) return false;
+        return p.slots != null && moveWorkers(p);
+    }
+
+    /**
+     * After {@code p} was planned again: each running worker keeps its slot number where it still
+     * exists and moves to that slot's piece (else the pool scope) at its next task; workers the
+     * application bound stay. True when some worker has to move. Under the registry's lock.
+     */
+    boolean moveWorkers(Pool p) {
         boolean moved = false;
         for (Map.Entry<Thread, Worker> x : registry.liveWorkers().entrySet()) {
             Worker w = x.getValue();
-            if (w.pool != p || w.exited) continue;
-            w.slot = w.slot >= 0 && w.slot < tasks ? p.slots.takeAt(w.slot, x.getKey()) : -1;
+            if (w.pool != p || w.exited || w.appBound) continue;
+            w.slot = w.slot >= 0 && p.slots != null && w.slot < p.tasks ? p.slots.takeAt(w.slot, x.getKey()) : -1;
             CpuSet c = w.slot >= 0 ? p.slots.piece(w.slot) : p.scope;
-            if (!c.equals(w.cpuset)) {
+            if (c != null && !c.equals(w.cpuset)) {
                 registry.moves.put(x.getKey(), c);
                 moved = true;
             }
         }
         return moved;
+    }
+
+    /** The rules' weighted shares are worked out again from the next JVM scope. Under the registry's lock. */
+    void forgetWeights() {
+        weighted = null;
     }
 
     /** Makes this JVM's node-wide claims equal the PUs its pinned pools hold now. Under the registry's lock. */

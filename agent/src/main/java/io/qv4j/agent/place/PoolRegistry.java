@@ -162,6 +162,13 @@ public final class PoolRegistry {
         return workers;
     }
 
+    /** How the JVM scope followed a change of the process's allowed set ({@link AllowedSet}), or null. */
+    public String allowedChange() {
+        return allowedChange;
+    }
+
+    volatile String allowedChange;
+
     /** Runs {@code r} under the lock: a consistent view for the report. */
     public void read(Runnable r) {
         synchronized (lock) {

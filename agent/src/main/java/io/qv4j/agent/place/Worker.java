@@ -12,6 +12,8 @@ public final class Worker {
     String label;
     boolean bound;
     boolean exited;
+    /** Bound by the application before qv4j placed it: left where it is. */
+    boolean appBound;
     long tid = -1;
     /** What placing this worker cost on its own thread (bookkeeping + bind), for the report and benchmarks. */
     long startNanos = -1;

@@ -36,6 +36,7 @@ public final class PlacementReport {
         agent.put("pools", options.pools());
         agent.put("topology", topology == null ? null : topology.source());
         agent.put("jvmScope", e == null || e.jvm() == null ? null : e.jvm().toString());
+        agent.put("allowedChange", placer.registry().allowedChange());
         agent.put("binder", e == null ? null : e.binder().describe());
         agent.put("problem", e == null ? "not ready" : e.problem());
         agent.put("node", e == null || e.node() == null ? null : e.node().report());

@@ -102,6 +102,15 @@ class OptionsParserTest {
     }
 
     @Test
+    void claimsRefreshIsAMinuteByDefaultAPeriodOrOff() throws Exception {
+        assertEquals(60_000, parse("").node().claimsRefreshMillis());
+        assertEquals(500, parse("claims-refresh=500ms").node().claimsRefreshMillis());
+        assertEquals(0, parse("claims-refresh=off").node().claimsRefreshMillis());
+        assertThrows(OptionException.class, () -> parse("claims-refresh=1ms"));
+        assertThrows(OptionException.class, () -> parse("claims-refresh=soon"));
+    }
+
+    @Test
     void strictIsFoundEvenWhenOtherOptionsAreBad() {
         assertTrue(assertThrows(OptionException.class, () -> parse("color=purple,strict=true")).strict());
         assertTrue(assertThrows(OptionException.class, () -> parse("strict=true,colr=purple")).strict());

@@ -284,6 +284,52 @@ class NodeIT {
     }
 
     @Test
+    void aJvmWhoseLockFilesACleanerDeletedClaimsThemAgainAndANewJvmAvoidsItsPus() throws Exception {
+        Assumptions.assumeTrue(allowedPus().size() >= 2, "needs 2 PUs: with one there is nowhere else to go");
+        Path dir = tmp.resolve("claims");
+        Path javatmp = Files.createDirectories(tmp.resolve("javatmp"));
+        List<String> args = List.of("-Djava.io.tmpdir=" + javatmp,
+                agent("split-at=core,color=packed,claims=node,claims-dir=" + dir + ",claims-refresh=200ms"));
+        Held a = hold(args, "hold");
+        Held b = null;
+        try {
+            String aPus = LiveIT.kernel(a.process().pid(), WORKER).get(WORKER);
+            assertEquals(a.cpus(), aPus, "the worker's own view and the kernel's agree: " + Files.readString(a.stderr()));
+            // what a cleaner of /tmp does to files nobody writes: every lock file goes, qv4j's and OpenHFT's
+            List<Path> deleted = new ArrayList<>();
+            for (Path d : List.of(dir, javatmp)) {
+                try (var s = Files.list(d)) {
+                    for (Path f : (Iterable<Path>) s::iterator) if (f.getFileName().toString().endsWith(".lock")) deleted.add(f);
+                }
+            }
+            assertFalse(deleted.isEmpty(), "A holds lock files");
+            for (Path f : deleted) Files.delete(f);
+            // A notices at its next refresh and claims its PUs again (waited for up to 10 s; the old agent never does)
+            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (System.nanoTime() < end && !deleted.stream().allMatch(f -> lockedBy(f, a.process().pid()))) Thread.sleep(50);
+            b = hold(args, "hold");
+            String bPus = LiveIT.kernel(b.process().pid(), WORKER).get(WORKER);
+            assertFalse(io.qv4j.topology.CpuSet.parse(aPus).intersects(io.qv4j.topology.CpuSet.parse(bPus)),
+                    "B's worker on " + bPus + ", A's on " + aPus + ": " + Files.readString(a.stderr()) + Files.readString(b.stderr()));
+            assertEquals(aPus, LiveIT.kernel(a.process().pid(), WORKER).get(WORKER), "A's worker stays where it was");
+        } finally {
+            a.close();
+            if (b != null) b.close();
+        }
+    }
+
+    /** Whether process {@code pid} holds a lock on the file now at {@code f} (from /proc/locks). */
+    static boolean lockedBy(Path f, long pid) {
+        try {
+            if (!Files.isRegularFile(f, LinkOption.NOFOLLOW_LINKS)) return false;
+            String key = lockKey(f);
+            return Files.readAllLines(Path.of("/proc/locks")).stream().anyMatch(l -> l.contains(key) && l.contains(" " + pid + " "));
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    @Test
     @SuppressWarnings("unchecked")
     void openHftLockOfAnotherJvmCountsAsAClaim() throws Exception {
         Assumptions.assumeTrue(twoPus(), "this check expects 2 PUs");

@@ -81,8 +81,8 @@ class ClaimsTest {
 
     /** Whether a live process holds a lock on {@code f}, from /proc/locks (nothing opened). */
     static boolean locked(Path f) {
-        String k = Claims.key(f);
-        return k != null && Claims.liveLocks().containsKey(k);
+        String k = LockTable.key(f);
+        return k != null && LockTable.liveLocks().containsKey(k);
     }
 
     /** A file's text read by another process: opening and closing it here would drop this process's POSIX locks on it. */
@@ -103,7 +103,7 @@ class ClaimsTest {
         assertTrue(Files.isRegularFile(f, LinkOption.NOFOLLOW_LINKS));
         assertEquals("rw-r--r--", PosixFilePermissions.toString(Files.getPosixFilePermissions(f)));
         assertTrue(locked(f), "an exclusive lock, visible in /proc/locks");
-        assertEquals(String.valueOf(Claims.ownPid()), catFile(f).split("\n")[0], "the pid first, as OpenHFT reads it");
+        assertEquals(String.valueOf(LockTable.ownPid()), catFile(f).split("\n")[0], "the pid first, as OpenHFT reads it");
         assertTrue(c.openHftSkipped().isEmpty());
         // its own others() does not count its own OpenHFT locks
         assertEquals(CpuSet.empty(), c.others(CpuSet.parse("0-3")));
@@ -126,7 +126,7 @@ class ClaimsTest {
         assertEquals(CpuSet.parse("4"), c.openHftHeld());
         assertTrue(locked(f));
         String text = catFile(f);
-        assertTrue(text.startsWith(Claims.ownPid() + "\n"), text);
+        assertTrue(text.startsWith(LockTable.ownPid() + "\n"), text);
         assertTrue(locked(f));
         c.release(CpuSet.parse("4"));
         assertFalse(Files.exists(f));
@@ -176,7 +176,88 @@ class ClaimsTest {
         Claims c = Claims.open(tmp.resolve("c"), true, hft);
         c.claim(CpuSet.parse("1"));
         assertTrue(locked(hft.resolve("cpu-1.lock")));
-        assertTrue(Files.readString(Path.of("/proc/locks")).lines().anyMatch(l -> l.contains(" WRITE ") && l.contains(Claims.key(hft.resolve("cpu-1.lock")))),
+        assertTrue(Files.readString(Path.of("/proc/locks")).lines().anyMatch(l -> l.contains(" WRITE ") && l.contains(LockTable.key(hft.resolve("cpu-1.lock")))),
                 "an exclusive (WRITE) lock");
+    }
+
+    // ---- cleaners: lock files kept fresh, vanished claims made again -----------------------------
+
+    /** Whether this process holds a lock on the file now at {@code f}. */
+    static boolean lockedHere(Path f) {
+        String k = LockTable.key(f);
+        return k != null && Long.valueOf(LockTable.ownPid()).equals(LockTable.liveLocks().get(k));
+    }
+
+    @Test
+    void aHolderWhoseLockFilesWereDeletedClaimsThemAgainAtTheNextRefresh(@TempDir Path tmp) throws Exception {
+        Path hft = Files.createDirectory(tmp.resolve("javatmp"));
+        Path dir = tmp.resolve("c");
+        Claims c = Claims.open(dir, true, hft);
+        assertEquals(CpuSet.empty(), c.claim(CpuSet.parse("0-1")));
+        for (int pu = 0; pu < 2; pu++) {
+            Files.delete(dir.resolve("pu-" + pu + ".lock")); // what a cleaner of /tmp does: the locks stay on unlinked files
+            Files.delete(hft.resolve("cpu-" + pu + ".lock"));
+        }
+        assertFalse(lockedHere(dir.resolve("pu-0.lock")));
+        assertEquals(CpuSet.parse("0-1"), c.refresh());
+        for (int pu = 0; pu < 2; pu++) {
+            assertTrue(lockedHere(dir.resolve("pu-" + pu + ".lock")), "pu-" + pu + ".lock made and locked again");
+            assertTrue(lockedHere(hft.resolve("cpu-" + pu + ".lock")), "cpu-" + pu + ".lock made and locked again");
+        }
+        assertEquals(CpuSet.parse("0-1"), c.mine());
+        assertEquals(CpuSet.parse("0-1"), c.openHftHeld());
+        assertEquals(2, c.remade());
+        assertTrue(c.lost().isEmpty());
+        assertEquals(CpuSet.empty(), c.refresh(), "nothing vanished since");
+    }
+
+    @Test
+    void aRemovedClaimsDirectoryIsMadeAgainOwnerOnly(@TempDir Path tmp) throws Exception {
+        Path dir = tmp.resolve("c");
+        Claims c = Claims.open(dir, true, Files.createDirectory(tmp.resolve("javatmp")));
+        c.claim(CpuSet.parse("2"));
+        Files.delete(dir.resolve("pu-2.lock"));
+        Files.delete(dir);
+        assertEquals(CpuSet.parse("2"), c.refresh());
+        assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(dir)));
+        assertTrue(lockedHere(dir.resolve("pu-2.lock")));
+    }
+
+    @Test
+    void refreshMakesHeldLockFilesNewAndKeepsTheirLocks(@TempDir Path tmp) throws Exception {
+        Path hft = Files.createDirectory(tmp.resolve("javatmp"));
+        Path dir = tmp.resolve("c");
+        Claims c = Claims.open(dir, true, hft);
+        c.claim(CpuSet.parse("0"));
+        long old = System.currentTimeMillis() - 30L * 24 * 3600 * 1000;
+        for (Path f : java.util.List.of(dir, dir.resolve("pu-0.lock"), hft.resolve("cpu-0.lock"))) {
+            assertTrue(f.toFile().setLastModified(old)); // by path: no descriptor of the locked file opened here
+        }
+        assertEquals(CpuSet.empty(), c.refresh());
+        long fresh = System.currentTimeMillis() - 60_000;
+        for (Path f : java.util.List.of(dir, dir.resolve("pu-0.lock"), hft.resolve("cpu-0.lock"))) {
+            assertTrue(Files.getLastModifiedTime(f, LinkOption.NOFOLLOW_LINKS).toMillis() > fresh, f + " touched");
+        }
+        assertTrue(lockedHere(dir.resolve("pu-0.lock")), "the touch did not drop the lock");
+        assertTrue(lockedHere(hft.resolve("cpu-0.lock")));
+        assertEquals(0, c.remade());
+    }
+
+    @Test
+    void aDeletedClaimThatAnotherHolderTookSinceIsReportedLostNotTakenBack(@TempDir Path tmp) throws Exception {
+        Path hft = Files.createDirectory(tmp.resolve("javatmp"));
+        Path dir = tmp.resolve("c");
+        Claims first = Claims.open(dir, true, hft);
+        first.claim(CpuSet.parse("3"));
+        Files.delete(dir.resolve("pu-3.lock"));
+        Files.delete(hft.resolve("cpu-3.lock"));
+        Claims second = Claims.open(dir, true, hft);
+        assertEquals(CpuSet.empty(), second.claim(CpuSet.parse("3")), "a newcomer finds PU 3 free");
+        assertEquals(CpuSet.empty(), first.refresh());
+        assertEquals(CpuSet.empty(), first.mine());
+        assertEquals(java.util.Set.of(3), first.lost().keySet());
+        assertEquals(CpuSet.parse("3"), second.mine());
+        assertTrue(lockedHere(dir.resolve("pu-3.lock")), "the newcomer's lock still holds");
+        assertTrue(lockedHere(hft.resolve("cpu-3.lock")));
     }
 }
