@@ -26,6 +26,7 @@ import io.qv4j.topology.linux.SysfsReader;
 import java.lang.instrument.Instrumentation;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.concurrent.CountDownLatch;
 
 /**
  * The -javaagent entry point. It never throws: an exception escaping premain kills the JVM.
@@ -80,18 +81,15 @@ public final class QvAgent {
         try {
             Log.verbose(o.verbose());
             if (!config.ignoredEnv().isEmpty()) Log.debug("ignored environment variables that name no option: " + String.join(", ", config.ignoredEnv()));
-            Placer p = new Placer(o, config.rules(), WAIT_MILLIS);
+            // The topology and the binding library load on another PU while the placer is built and
+            // the hooks go in. No lambdas or indy string concatenation on the start-up path: each
+            // costs milliseconds cold.
+            Init init = new Init(o);
+            Thread background = new Thread(init, "qv-init");
+            background.setDaemon(true);
+            background.start();
+            Placer p = init.build(config);
             Dispatcher d = new Dispatcher(p, attached);
-            // No lambdas or indy string concatenation on the start-up path: each costs milliseconds cold.
-            // The topology and the binding library load on another PU while the hooks go in.
-            Thread init = new Thread(new Runnable() {
-                @Override
-                public void run() {
-                    init(o, p);
-                }
-            }, "qv-init");
-            init.setDaemon(true);
-            init.start();
             long tOpts = System.nanoTime();
             HookTransformer t = Boot.install(inst, d, attached);
             long tHooks = System.nanoTime();
@@ -124,31 +122,78 @@ public final class QvAgent {
         }
     }
 
-    /** The background start-up: binder, topology, this JVM's share of the node; then placement may begin. */
-    private static void init(Options o, Placer p) {
-        Binder binder = Binders.choose(o.bind());
-        Topology topo = null;
-        String problem = null;
-        long tStart = System.nanoTime();
-        try {
-            topo = o.topology() != null ? TopologyInput.input(o.topology()) : SysfsReader.live(Binders.cpuid(o.bind()));
-        } catch (Throwable t) {
-            problem = "cannot read the topology" + (o.topology() != null ? " " + o.topology() : "") + " (" + t.getMessage() + ")";
-            Log.info(problem + ": pools run unpinned");
+    /**
+     * The background start-up: binder, topology, this JVM's share of the node; then, once the main
+     * thread has handed the placer over, placement may begin.
+     */
+    private static final class Init implements Runnable {
+        private final Options o;
+        private final CountDownLatch built = new CountDownLatch(1);
+        private volatile Placer p;
+
+        Init(Options o) {
+            this.o = o;
         }
-        long tTopo = System.nanoTime();
-        Node node = null;
-        if (topo != null) {
+
+        private long binderNanos;
+        private long topologyNanos;
+        private long nodeNanos;
+
+        /** Builds the placer on the calling thread and hands it over; if that fails, this thread ends with nothing done. */
+        Placer build(Config config) {
+            Placer made = null;
             try {
-                node = Node.setup(o.node(), topo, o.topology() == null, binder, System.getenv());
-            } catch (Throwable t) {
-                Log.info("cannot work out this JVM's share of the node (" + t + "): pools use the whole allowed set");
+                made = new Placer(config.options(), config.rules(), WAIT_MILLIS);
+                return made;
+            } finally {
+                p = made;
+                built.countDown();
             }
         }
-        p.ready(new Env(topo, topo == null ? null : node != null ? node.jvm() : topo.allowed(), topo == null ? Binder.NONE : binder, problem, node, o.topology() == null));
-        if (o.rebalance() != null && o.rebalance().on() && topo != null) rebalancer = Rebalancer.start(p, o.rebalance());
-        Live.ready();
-        Log.debug("ready " + (System.nanoTime() - t0) / 1000 + " us after premain began (topology " + (tTopo - tStart) / 1000 + " us)");
+
+        @Override
+        public void run() {
+            Env e = discover();
+            try {
+                built.await();
+            } catch (InterruptedException ex) {
+                return;
+            }
+            if (p == null) return;
+            p.ready(e);
+            if (o.rebalance() != null && o.rebalance().on() && e.topology() != null) rebalancer = Rebalancer.start(p, o.rebalance());
+            Live.ready();
+            Log.debug("ready " + (System.nanoTime() - t0) / 1000 + " us after premain began (binder " + binderNanos / 1000 + " us, topology "
+                    + topologyNanos / 1000 + " us, node " + nodeNanos / 1000 + " us)");
+        }
+
+        /** Binder, topology and this JVM's share of the node. */
+        private Env discover() {
+            long tStart = System.nanoTime();
+            Binder binder = Binders.choose(o.bind());
+            long tBinder = System.nanoTime();
+            Topology topo = null;
+            String problem = null;
+            try {
+                topo = o.topology() != null ? TopologyInput.input(o.topology()) : SysfsReader.live(Binders.cpuid(o.bind()));
+            } catch (Throwable t) {
+                problem = "cannot read the topology" + (o.topology() != null ? " " + o.topology() : "") + " (" + t.getMessage() + ")";
+                Log.info(problem + ": pools run unpinned");
+            }
+            long tTopo = System.nanoTime();
+            Node node = null;
+            if (topo != null) {
+                try {
+                    node = Node.setup(o.node(), topo, o.topology() == null, binder, System.getenv());
+                } catch (Throwable t) {
+                    Log.info("cannot work out this JVM's share of the node (" + t + "): pools use the whole allowed set");
+                }
+            }
+            binderNanos = tBinder - tStart;
+            topologyNanos = tTopo - tBinder;
+            nodeNanos = System.nanoTime() - tTopo;
+            return new Env(topo, topo == null ? null : node != null ? node.jvm() : topo.allowed(), topo == null ? Binder.NONE : binder, problem, node, o.topology() == null);
+        }
     }
 
     static void writeReport(Placer p, String file) {

@@ -46,7 +46,7 @@ public final class UserCache {
             if (dir != null) return dir;
         }
         Path tmp = absolute(System.getProperty("java.io.tmpdir"));
-        return usable(tmp == null ? null : tmp.resolve("qv4j-" + System.getProperty("user.name", "unknown")));
+        return usable(tmp == null ? null : tmp.resolve("qv4j-" + UserFiles.fileName(System.getProperty("user.name", "unknown"))));
     }
 
     private static Path absolute(String s) {

@@ -50,6 +50,17 @@ public final class UserFiles {
     private UserFiles() {
     }
 
+    /** {@code name} with every character but ASCII letters, digits, {@code .}, {@code _} and {@code -} made {@code _}: a safe file-name part. */
+    public static String fileName(String name) {
+        StringBuilder b = new StringBuilder(name.length());
+        for (int i = 0; i < name.length(); i++) {
+            char c = name.charAt(i);
+            boolean plain = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-';
+            b.append(plain ? c : '_');
+        }
+        return b.toString();
+    }
+
     /**
      * The whole content of a regular file of at most {@code maxBytes} bytes.
      *

@@ -1,5 +1,7 @@
 package io.qv4j.agent.node;
 
+import io.qv4j.agent.io.UserFiles;
+
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.FileAlreadyExistsException;
@@ -44,7 +46,7 @@ public final class ClaimsDir {
 
     /** {@code /tmp/qv4j-$USER}. */
     public static Path tmpDefault() {
-        return Path.of("/tmp", "qv4j-" + System.getProperty("user.name", "unknown").replaceAll("[^A-Za-z0-9._-]", "_"));
+        return Path.of("/tmp", "qv4j-" + UserFiles.fileName(System.getProperty("user.name", "unknown")));
     }
 
     /**

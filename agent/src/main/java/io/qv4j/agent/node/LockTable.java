@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.StringTokenizer;
 
 /**
  * The kernel's table of file locks ({@code /proc/locks}) and the keys it names files by, plus who
@@ -31,7 +32,10 @@ final class LockTable {
     /** The effective uid, from /proc/self/status. */
     static int ownUid() throws IOException {
         for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
-            if (line.startsWith("Uid:")) return Integer.parseInt(line.substring(4).strip().split("\\s+")[1]);
+            if (!line.startsWith("Uid:")) continue;
+            StringTokenizer ids = new StringTokenizer(line.substring(4)); // real, effective, saved, fs
+            ids.nextToken();
+            return Integer.parseInt(ids.nextToken());
         }
         throw new IOException("no Uid in /proc/self/status");
     }

@@ -160,13 +160,12 @@ final class Eligibility {
         return -1;
     }
 
-    /** {@code pool-1-thread-3} → {@code pool-1}; {@code app-7} → {@code app}. */
-    private static final Pattern WORKER_SUFFIX = Pattern.compile("-(thread|worker)-\\d+$");
-    private static final Pattern NUMBER_SUFFIX = Pattern.compile("[-_ #]?\\d+$");
-
+    /** {@code pool-1-thread-3} → {@code pool-1}; {@code app-7}, {@code app_7}, {@code app 7}, {@code app#7}, {@code app7} → {@code app}. */
     static String poolName(String thread) {
-        String n = WORKER_SUFFIX.matcher(thread).replaceFirst("");
-        if (n.equals(thread)) n = NUMBER_SUFFIX.matcher(thread).replaceFirst("");
-        return n.isEmpty() ? thread : n;
+        int d = ThreadSets.trailingDigits(thread);
+        if (d == thread.length()) return thread;
+        int end = d >= 8 && (thread.startsWith("-thread-", d - 8) || thread.startsWith("-worker-", d - 8)) ? d - 8
+                : d > 0 && "-_ #".indexOf(thread.charAt(d - 1)) >= 0 ? d - 1 : d;
+        return end == 0 ? thread : thread.substring(0, end);
     }
 }

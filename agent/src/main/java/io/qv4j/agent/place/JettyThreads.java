@@ -1,7 +1,5 @@
 package io.qv4j.agent.place;
 
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * Jetty's {@code QueuedThreadPool}: plain threads (any class: the pool's thread factory may be the
@@ -15,7 +13,6 @@ import java.util.regex.Pattern;
 final class JettyThreads implements ThreadRecognizer {
 
     static final String POOL = "org.eclipse.jetty.util.thread.QueuedThreadPool";
-    private static final Pattern NAME = Pattern.compile("(.+)-\\d+");
 
     @Override
     public boolean applies(Class<?> threadClass) {
@@ -26,8 +23,8 @@ final class JettyThreads implements ThreadRecognizer {
     public ThreadSet recognize(Thread t, Object task) {
         // QueuedThreadPool$Runner (Jetty 12): a class nested in the pool's, whatever its name in other releases
         if (task == null || !task.getClass().getName().startsWith(POOL + "$")) return null;
-        Matcher m = NAME.matcher(t.getName());
-        String prefix = m.matches() ? m.group(1) : t.getName();
+        int dash = ThreadSets.dashNumber(t.getName());
+        String prefix = dash >= 0 ? t.getName().substring(0, dash) : t.getName();
         Object pool = Reach.withMethod(task, "getMaxThreads");
         if (pool != null && !Reach.isA(pool.getClass(), POOL)) pool = null;
         int max = pool == null ? -1 : Reach.callInt(pool, "getMaxThreads");

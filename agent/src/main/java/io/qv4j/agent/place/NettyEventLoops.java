@@ -1,7 +1,5 @@
 package io.qv4j.agent.place;
 
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * Netty's event-loop groups ({@code NioEventLoopGroup}, {@code EpollEventLoopGroup},
@@ -15,7 +13,6 @@ import java.util.regex.Pattern;
 final class NettyEventLoops implements ThreadRecognizer {
 
     static final String THREAD = "io.netty.util.concurrent.FastThreadLocalThread";
-    private static final Pattern NAME = Pattern.compile("(.+-\\d+)-(\\d+)");
 
     @Override
     public boolean applies(Class<?> threadClass) {
@@ -24,14 +21,17 @@ final class NettyEventLoops implements ThreadRecognizer {
 
     @Override
     public ThreadSet recognize(Thread t, Object task) {
-        Matcher m = NAME.matcher(t.getName());
-        if (!m.matches()) return null;
+        // GROUP-N-M: the group's name is GROUP-N, M counts its threads from 1
+        String name = t.getName();
+        int dash = ThreadSets.dashNumber(name);
+        if (dash < 0 || ThreadSets.dashNumber(name.substring(0, dash)) < 0) return null;
+        String prefix = name.substring(0, dash);
         Object group = Reach.withMethod(task, "executorCount");
         // the executor is reachable but no group is: a lone thread, not one of a split's tasks
         if (group == null && Reach.withMethod(task, "inEventLoop") != null) return null;
         int n = group == null ? -1 : Reach.callInt(group, "executorCount");
         String type = group == null ? THREAD : group.getClass().getName();
-        return new ThreadSet("netty:" + m.group(1), m.group(1), type, n > 0 ? n : 0, ThreadSets.slot(m.group(2)),
+        return new ThreadSet("netty:" + prefix, prefix, type, n > 0 ? n : 0, ThreadSets.slot(name.substring(dash + 1)),
                 null, null, "Netty event-loop group" + (n > 0 ? " of " + n + " threads" : " (size not found: one thread per piece)"));
     }
 }

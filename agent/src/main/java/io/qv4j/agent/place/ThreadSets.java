@@ -105,6 +105,19 @@ final class ThreadSets {
         return n >= 1 ? n - 1 : -1;
     }
 
+    /** Where the run of ASCII digits that ends {@code name} begins; {@code name.length()} when it ends in none. */
+    static int trailingDigits(String name) {
+        int d = name.length();
+        while (d > 0 && isAsciiDigit(name.charAt(d - 1))) d--;
+        return d;
+    }
+
+    /** The index of the dash when {@code name} ends in {@code -DIGITS} after at least one character, else -1. */
+    static int dashNumber(String name) {
+        int d = trailingDigits(name);
+        return d < name.length() && d >= 2 && name.charAt(d - 1) == '-' ? d - 1 : -1;
+    }
+
     private static boolean isAsciiDigit(char c) {
         return c >= '0' && c <= '9';
     }

@@ -1,7 +1,5 @@
 package io.qv4j.agent.place;
 
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * Tomcat's request workers: {@code org.apache.tomcat.util.threads.TaskThread}s started by Tomcat's
@@ -14,7 +12,6 @@ final class TomcatThreads implements ThreadRecognizer {
 
     static final String THREAD = "org.apache.tomcat.util.threads.TaskThread";
     static final String POOL = "org.apache.tomcat.util.threads.ThreadPoolExecutor";
-    private static final Pattern NAME = Pattern.compile("(.*\\D)(\\d+)");
 
     @Override
     public boolean applies(Class<?> threadClass) {
@@ -23,8 +20,11 @@ final class TomcatThreads implements ThreadRecognizer {
 
     @Override
     public ThreadSet recognize(Thread t, Object task) {
-        Matcher m = NAME.matcher(t.getName());
-        String prefix = m.matches() ? m.group(1) : t.getName();
+        // NAME-exec-N: N counts the pool's threads from 1
+        String full = t.getName();
+        int d = ThreadSets.trailingDigits(full);
+        boolean numbered = d > 0 && d < full.length();
+        String prefix = numbered ? full.substring(0, d) : full;
         Object pool = Reach.withMethod(task, "getCorePoolSize");
         // TaskThreads of a JDK pool (Tomcat's utility executor) are that pool's workers: the pool hooks place them
         if (pool == null || !Reach.isA(pool.getClass(), POOL)) return null;
@@ -33,7 +33,7 @@ final class TomcatThreads implements ThreadRecognizer {
         int tasks = core > 0 ? core : max > 0 && max < Integer.MAX_VALUE ? max : -1;
         String name = prefix.endsWith("-") ? prefix.substring(0, prefix.length() - 1) : prefix;
         return new ThreadSet("tomcat:" + prefix + "@" + System.identityHashCode(pool), name,
-                pool.getClass().getName(), tasks, m.matches() ? ThreadSets.slot(m.group(2)) : -1, null, null,
+                pool.getClass().getName(), tasks, numbered ? ThreadSets.slot(full.substring(d)) : -1, null, null,
                 "Tomcat request workers" + (tasks > 0 ? ", " + tasks + " core threads" : ""));
     }
 }

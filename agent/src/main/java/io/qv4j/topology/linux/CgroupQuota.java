@@ -1,6 +1,7 @@
 package io.qv4j.topology.linux;
 
 import java.nio.file.Path;
+import java.util.StringTokenizer;
 
 /**
  * The CPU bandwidth quota of the process's cgroup, in CPUs ({@code quota / period}): cgroup v2
@@ -67,11 +68,13 @@ public final class CgroupQuota {
     /** {@code "200000 100000"} → 2.0; {@code "max 100000"} or junk → null. */
     static Double parseV2(String cpuMax) {
         if (cpuMax == null) return null;
-        String[] f = cpuMax.strip().split("\\s+");
-        if (f.length < 1 || f[0].equals("max")) return null;
+        StringTokenizer f = new StringTokenizer(cpuMax);
+        if (!f.hasMoreTokens()) return null;
+        String first = f.nextToken();
+        if (first.equals("max")) return null;
         try {
-            long quota = Long.parseLong(f[0]);
-            long period = f.length > 1 ? Long.parseLong(f[1]) : 100000;
+            long quota = Long.parseLong(first);
+            long period = f.hasMoreTokens() ? Long.parseLong(f.nextToken()) : 100000;
             return quota > 0 && period > 0 ? (double) quota / period : null;
         } catch (NumberFormatException e) {
             return null;
