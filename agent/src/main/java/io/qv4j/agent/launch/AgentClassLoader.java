@@ -46,7 +46,7 @@ final class AgentClassLoader extends ClassLoader {
 
     /** The loader of {@code jar}'s hidden classes, or null when it hides none. */
     static AgentClassLoader open(Path jar, ClassLoader parent) throws IOException {
-        // The runtime version: ByteBuddy's classes for newer JDKs live under META-INF/versions.
+        // The runtime version: a dependency's classes for newer JDKs would live under META-INF/versions.
         JarFile f = new JarFile(jar.toFile(), false, ZipFile.OPEN_READ, Runtime.version());
         if (f.getJarEntry(PREFIX) == null) {
             f.close();
