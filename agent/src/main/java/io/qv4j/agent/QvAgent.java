@@ -164,7 +164,8 @@ public final class QvAgent {
             if (o.rebalance() != null && o.rebalance().on() && e.topology() != null) rebalancer = Rebalancer.start(p, o.rebalance());
             Live.ready();
             Log.debug("ready " + (System.nanoTime() - t0) / 1000 + " us after premain began (binder " + binderNanos / 1000 + " us, topology "
-                    + topologyNanos / 1000 + " us, node " + nodeNanos / 1000 + " us)");
+                    + topologyNanos / 1000 + " us, node " + nodeNanos / 1000 + " us)"
+                    + (e.topology() == null || e.topology().info().get("caches.source") == null ? "" : "; caches from " + e.topology().info().get("caches.source")));
         }
 
         /** Binder, topology and this JVM's share of the node. */
