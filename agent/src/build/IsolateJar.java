@@ -1,3 +1,5 @@
+import java.io.ByteArrayOutputStream;
+import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -15,6 +17,8 @@ import java.util.HexFormat;
 import java.util.jar.JarEntry;
 import java.util.jar.JarFile;
 import java.util.jar.JarOutputStream;
+import java.util.zip.CRC32;
+import java.util.zip.ZipEntry;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -32,6 +36,11 @@ import java.util.regex.Pattern;
  * an ISO-8601 TIMESTAMP (Maven's {@code project.build.outputTimestamp}) every entry gets that time,
  * the API's too (they come from the qv-api jar with their build's times), so that every build of
  * the same sources makes the same bytes.
+ *
+ * <p>The agent's own hidden classes are also written, one after the other, into one stored
+ * (uncompressed) entry, {@code inst/qv4j-classes.bin}: each as its binary name's length and UTF-8
+ * bytes, then its length and bytes (big-endian ints). Reading the hundred-odd classes the agent
+ * needs at start one entry at a time costs a cold JVM about 30 ms; this one entry, a few.
  *
  * <p>Last comes {@code inst/qv4j-build-id}: the SHA-256 of every hidden entry's name and bytes,
  * which names this build of the agent (the agent's cache of rewritten JDK classes is keyed by it).
@@ -52,6 +61,8 @@ public final class IsolateJar {
         int hidden = 0;
         int kept = 0;
         MessageDigest build = MessageDigest.getInstance("SHA-256");
+        ByteArrayOutputStream ownBytes = new ByteArrayOutputStream();
+        DataOutputStream own = new DataOutputStream(ownBytes);
         try (JarFile in = new JarFile(jar.toFile(), false);
              OutputStream file = Files.newOutputStream(tmp);
              JarOutputStream out = new JarOutputStream(file)) {
@@ -92,7 +103,27 @@ public final class IsolateJar {
                 if (!target.equals(name)) {
                     build.update(target.getBytes(StandardCharsets.UTF_8));
                     build.update(data);
+                    if (prefix.isEmpty() && rest.endsWith(".class") && rest.startsWith("io/qv4j/") && !rest.startsWith("io/qv4j/shaded/")) {
+                        byte[] binary = rest.substring(0, rest.length() - 6).replace('/', '.').getBytes(StandardCharsets.UTF_8);
+                        own.writeInt(binary.length);
+                        own.write(binary);
+                        own.writeInt(data.length);
+                        own.write(data);
+                    }
                 }
+            }
+            if (ownBytes.size() > 0) {
+                byte[] all = ownBytes.toByteArray();
+                JarEntry classesEntry = new JarEntry("inst/qv4j-classes.bin");
+                classesEntry.setMethod(ZipEntry.STORED);
+                classesEntry.setSize(all.length);
+                CRC32 crc = new CRC32();
+                crc.update(all);
+                classesEntry.setCrc(crc.getValue());
+                if (fixed != null) classesEntry.setTimeLocal(fixed);
+                out.putNextEntry(classesEntry);
+                out.write(all);
+                out.closeEntry();
             }
             if (hidden > 0) {
                 JarEntry id = new JarEntry("inst/qv4j-build-id");

@@ -1,10 +1,13 @@
 package io.qv4j.agent.launch;
 
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.lang.ref.SoftReference;
 import java.net.MalformedURLException;
 import java.net.URL;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.security.CodeSigner;
 import java.security.CodeSource;
@@ -12,7 +15,9 @@ import java.security.ProtectionDomain;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Enumeration;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.jar.JarEntry;
 import java.util.jar.JarFile;
 import java.util.zip.ZipFile;
@@ -23,11 +28,17 @@ import java.util.zip.ZipFile;
  * where the application has another on its class path; what the jar does not hide (the API) comes
  * from the parent, the application class loader, so the agent and the application share one
  * {@code io.qv4j.api}.
+ *
+ * <p>The agent's own classes come from {@code inst/qv4j-classes.bin}, all of them in one stored
+ * entry read at the first class load: reading the hundred-odd classes of a start one entry at a
+ * time cost a cold JVM about 30 ms. That copy is held softly; when the collector has taken it,
+ * classes come from their own entries, as the dependencies' always do.
  */
 final class AgentClassLoader extends ClassLoader {
 
     static final String PREFIX = "inst/";
     static final String CLASS_SUFFIX = ".classdata";
+    static final String OWN_CLASSES = PREFIX + "qv4j-classes.bin";
 
     static {
         registerAsParallelCapable();
@@ -36,6 +47,9 @@ final class AgentClassLoader extends ClassLoader {
     private final JarFile jar;
     private final String base;
     private final ProtectionDomain domain;
+    /** Binary name → {offset, length} in {@link #ownBytes}; null until the first class load. */
+    private volatile Map<String, int[]> own;
+    private volatile SoftReference<byte[]> ownBytes = new SoftReference<>(null);
 
     private AgentClassLoader(JarFile jar, URL location, ClassLoader parent) {
         super("qv4j-agent", parent);
@@ -59,8 +73,10 @@ final class AgentClassLoader extends ClassLoader {
     protected Class<?> loadClass(String name, boolean resolve) throws ClassNotFoundException {
         synchronized (getClassLoadingLock(name)) {
             Class<?> c = findLoadedClass(name);
+            if (c == null) c = fromOwn(name);
             if (c == null) {
-                JarEntry e = jar.getJarEntry(PREFIX + name.replace('.', '/') + CLASS_SUFFIX);
+                // java.* is the boot loader's alone: no lookup in the jar for the JDK classes the agent uses
+                JarEntry e = name.startsWith("java.") ? null : jar.getJarEntry(PREFIX + name.replace('.', '/') + CLASS_SUFFIX);
                 c = e != null ? define(name, e) : getParent().loadClass(name);
             }
             if (resolve) resolveClass(c);
@@ -68,8 +84,57 @@ final class AgentClassLoader extends ClassLoader {
         }
     }
 
+    /** {@code name} defined from the agent's own classes, or null when it is not one of them (or they are gone). */
+    private Class<?> fromOwn(String name) {
+        Map<String, int[]> index = ownIndex();
+        int[] at = index.get(name);
+        byte[] all = at == null ? null : ownBytes.get();
+        if (all == null) return null;
+        definePackageOf(name);
+        return defineClass(name, all, at[0], at[1], domain);
+    }
+
+    /** Reads {@link #OWN_CLASSES} once; an empty index when the jar has none or it cannot be read. */
+    private Map<String, int[]> ownIndex() {
+        Map<String, int[]> index = own;
+        if (index != null) return index;
+        synchronized (this) {
+            if (own != null) return own;
+            index = new HashMap<>();
+            try {
+                JarEntry e = jar.getJarEntry(OWN_CLASSES);
+                if (e != null && e.getSize() > 0 && e.getSize() < Integer.MAX_VALUE) {
+                    byte[] all;
+                    try (InputStream in = jar.getInputStream(e)) {
+                        all = in.readNBytes((int) e.getSize());
+                    }
+                    for (int i = 0; i + 4 <= all.length; ) {
+                        int nameLength = readInt(all, i);
+                        String name = new String(all, i + 4, nameLength, StandardCharsets.UTF_8);
+                        int length = readInt(all, i + 4 + nameLength);
+                        int start = i + 8 + nameLength;
+                        if (length < 0 || start + length > all.length) throw new IOException(OWN_CLASSES + " is damaged");
+                        index.put(name, new int[] {start, length});
+                        i = start + length;
+                    }
+                    ownBytes = new SoftReference<>(all);
+                }
+            } catch (IOException | RuntimeException unreadable) {
+                index = new HashMap<>(); // the classes' own entries serve
+            }
+            own = index;
+            return index;
+        }
+    }
+
+    private static int readInt(byte[] b, int i) {
+        return (b[i] & 0xff) << 24 | (b[i + 1] & 0xff) << 16 | (b[i + 2] & 0xff) << 8 | (b[i + 3] & 0xff);
+    }
+
     @Override
     protected Class<?> findClass(String name) throws ClassNotFoundException {
+        Class<?> c = fromOwn(name);
+        if (c != null) return c;
         JarEntry e = jar.getJarEntry(PREFIX + name.replace('.', '/') + CLASS_SUFFIX);
         if (e == null) throw new ClassNotFoundException(name);
         return define(name, e);
@@ -82,18 +147,20 @@ final class AgentClassLoader extends ClassLoader {
         } catch (IOException x) {
             throw new ClassNotFoundException(name, x);
         }
-        int dot = name.lastIndexOf('.');
-        if (dot > 0) {
-            String pkg = name.substring(0, dot);
-            if (getDefinedPackage(pkg) == null) {
-                try {
-                    definePackage(pkg, null, null, null, null, null, null, null);
-                } catch (IllegalArgumentException raced) {
-                    // defined by another thread meanwhile
-                }
-            }
-        }
+        definePackageOf(name);
         return defineClass(name, bytes, 0, bytes.length, domain);
+    }
+
+    private void definePackageOf(String className) {
+        int dot = className.lastIndexOf('.');
+        if (dot <= 0) return;
+        String pkg = className.substring(0, dot);
+        if (getDefinedPackage(pkg) != null) return;
+        try {
+            definePackage(pkg, null, null, null, null, null, null, null);
+        } catch (IllegalArgumentException raced) {
+            // defined by another thread meanwhile
+        }
     }
 
     /** A hidden entry for a resource name ({@code a/B.class} is stored as {@code inst/a/B.classdata}). */
@@ -135,6 +202,11 @@ final class AgentClassLoader extends ClassLoader {
     /** Straight from the open jar: no URL connection per resource (ByteBuddy reads class files this way). */
     @Override
     public InputStream getResourceAsStream(String name) {
+        if (name.endsWith(".class")) {
+            int[] at = ownIndex().get(name.substring(0, name.length() - 6).replace('/', '.'));
+            byte[] all = at == null ? null : ownBytes.get();
+            if (all != null) return new ByteArrayInputStream(all, at[0], at[1]);
+        }
         JarEntry e = entry(name);
         if (e == null) return getParent().getResourceAsStream(name);
         try {

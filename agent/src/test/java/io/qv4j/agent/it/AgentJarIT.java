@@ -3,12 +3,14 @@ package io.qv4j.agent.it;
 import io.qv4j.agent.bind.Elf;
 import org.junit.jupiter.api.Test;
 
+import java.io.DataInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.Set;
@@ -16,8 +18,10 @@ import java.util.TreeSet;
 import java.util.jar.Attributes;
 import java.util.jar.JarEntry;
 import java.util.jar.JarFile;
+import java.util.jar.JarOutputStream;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.zip.ZipEntry;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -186,6 +190,71 @@ class AgentJarIT {
         for (Set<Integer> w : workers) assertTrue(!w.isEmpty() && allowed.containsAll(w), w + " not within " + allowed);
         if (allowed.size() >= 2) {
             assertTrue(Collections.disjoint(workers.get(0), workers.get(1)), "workers share PUs: " + r.stdout());
+        }
+    }
+
+    /**
+     * {@code inst/qv4j-classes.bin} holds the agent's own classes, one after another, so that a
+     * start reads one entry instead of a hundred: exactly the hidden {@code io.qv4j} classes that
+     * are not shaded, each with the bytes of its own entry.
+     */
+    @Test
+    void ownClassesEntryHoldsEveryOwnClassWithItsEntrysBytes() throws Exception {
+        try (JarFile jar = new JarFile(Jvm.agentJar().toFile())) {
+            JarEntry blob = jar.getJarEntry("inst/qv4j-classes.bin");
+            assertNotNull(blob);
+            assertEquals(ZipEntry.STORED, blob.getMethod(), "stored, so it is read without inflating");
+            DataInputStream in = new DataInputStream(jar.getInputStream(blob));
+            Set<String> inBlob = new TreeSet<>();
+            while (in.available() > 0) {
+                byte[] name = new byte[in.readInt()];
+                in.readFully(name);
+                byte[] bytes = new byte[in.readInt()];
+                in.readFully(bytes);
+                String binary = new String(name, StandardCharsets.UTF_8);
+                assertTrue(inBlob.add(binary), "twice: " + binary);
+                JarEntry own = jar.getJarEntry("inst/" + binary.replace('.', '/') + ".classdata");
+                assertNotNull(own, binary);
+                try (InputStream e = jar.getInputStream(own)) {
+                    assertArrayEquals(e.readAllBytes(), bytes, binary);
+                }
+            }
+            Set<String> expected = new TreeSet<>();
+            for (JarEntry e : Collections.list(jar.entries())) {
+                String n = e.getName();
+                if (n.startsWith("inst/io/qv4j/") && !n.startsWith("inst/io/qv4j/shaded/") && n.endsWith(".classdata")) {
+                    expected.add(n.substring(5, n.length() - 10).replace('/', '.'));
+                }
+            }
+            assertTrue(expected.contains("io.qv4j.agent.QvAgent"), expected.toString());
+            assertEquals(expected, inBlob);
+        }
+    }
+
+    /** A jar whose one-entry copy of the classes is cut short still starts the agent from the classes' own entries. */
+    @Test
+    void damagedOwnClassesEntryFallsBackToTheClassesOwnEntries() throws Exception {
+        Path damaged = Files.createTempFile("qv-damaged", ".jar");
+        try (JarFile in = new JarFile(Jvm.agentJar().toFile());
+             JarOutputStream out = new java.util.jar.JarOutputStream(Files.newOutputStream(damaged))) {
+            for (JarEntry e : Collections.list(in.entries())) {
+                byte[] bytes;
+                try (InputStream s = in.getInputStream(e)) {
+                    bytes = s.readAllBytes();
+                }
+                if (e.getName().equals("inst/qv4j-classes.bin")) bytes = Arrays.copyOf(bytes, bytes.length / 2 + 3);
+                out.putNextEntry(new JarEntry(e.getName()));
+                out.write(bytes);
+                out.closeEntry();
+            }
+        }
+        try {
+            Jvm.Result r = Jvm.run(List.of(Jvm.javas().get(0).toString(), "-javaagent:" + damaged + "=split-at=pu,color=spread,verbose=true",
+                    "-cp", "target/test-classes", "io.qv4j.testapps.PoolApp", "fixed", "2"));
+            assertEquals(0, r.exitCode(), r.toString());
+            assertTrue(r.stderr().contains("qv: pool pool-1[1/2] thread"), "the agent placed the pool: " + r);
+        } finally {
+            Files.delete(damaged);
         }
     }
 
