@@ -19,7 +19,11 @@ public final class Oversubscription {
     /** For each task, true when its piece (non-null) would hold more tasks than PUs. */
     public static boolean[] of(List<CpuSet> perTask) {
         Map<CpuSet, Integer> tasks = new HashMap<>();
-        for (CpuSet c : perTask) if (c != null) tasks.merge(c, 1, Integer::sum);
+        for (CpuSet c : perTask) {
+            if (c == null) continue;
+            Integer n = tasks.get(c); // no method reference: this runs at the first plan, where one costs a cold JVM a few ms
+            tasks.put(c, n == null ? 1 : n + 1);
+        }
         boolean[] out = new boolean[perTask.size()];
         for (int i = 0; i < out.length; i++) {
             CpuSet c = perTask.get(i);
