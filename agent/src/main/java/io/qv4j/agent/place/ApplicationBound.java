@@ -19,7 +19,8 @@ final class ApplicationBound {
         CpuSet universe = w.pool.parent != null ? w.pool.parent.and(e.jvm()) : e.jvm();
         if (now == null || now.equals(universe) || !universe.containsAll(now) || now.equals(w.cpuset)) return false;
         synchronized (registry.lock) {
-            for (Worker o : registry.liveWorkers().values()) if (o != w && now.equals(o.cpuset)) return false;
+            // a mask qv4j gave another worker is inherited, not chosen; one the application gave is its choice again
+            for (Worker o : registry.liveWorkers().values()) if (o != w && !o.appBound && now.equals(o.cpuset)) return false;
             for (Pool p : registry.pools()) if (now.equals(p.scope) || now.equals(p.parent)) return false;
             if (w.slot >= 0) w.pool.slots.release(w.slot, Thread.currentThread());
             w.slot = -1;

@@ -29,7 +29,7 @@ public final class Jvm {
     public static Path agentJar() {
         Path jar = Path.of(System.getProperty("it.agentJar", "target/qv-agent.jar"));
         if (!Files.isRegularFile(jar)) throw new IllegalStateException("agent jar not built: " + jar.toAbsolutePath());
-        return jar;
+        return jar.toAbsolutePath(); // absolute: some tests start the JVM in another directory
     }
 
     /** The {@code java} executables to test with: the running JDK, plus any JDK 25 under /usr/lib/jvm. */
