@@ -178,9 +178,9 @@ public final class HwlocXml {
                 case "Package", "Socket" -> builder.add(HwType.PACKAGE, os, need(cpus, obj));
                 case "Die" -> builder.add(HwType.DIE, os, need(cpus, obj));
                 case "NUMANode", "Node" -> builder.numaNode(os, cpus == null ? CpuSet.empty() : cpus, longAttr(obj, "local_memory"));
-                case "L3Cache" -> builder.add(HwType.L3, -1, need(cpus, obj));
-                case "L2Cache" -> builder.add(HwType.L2, -1, need(cpus, obj));
-                case "L1Cache" -> builder.add(HwType.L1, -1, need(cpus, obj));
+                case "L3Cache" -> builder.cache(HwType.L3, -1, need(cpus, obj), cacheSize(obj));
+                case "L2Cache" -> builder.cache(HwType.L2, -1, need(cpus, obj), cacheSize(obj));
+                case "L1Cache" -> builder.cache(HwType.L1, -1, need(cpus, obj), cacheSize(obj));
                 case "Cache" -> { // v1 and early v2: level in depth=, cache_type 2 = instruction
                     HwType t = switch (intAttr(obj, "depth", 0)) {
                         case 1 -> HwType.L1;
@@ -188,7 +188,7 @@ public final class HwlocXml {
                         case 3 -> HwType.L3;
                         default -> null;
                     };
-                    if (t != null && intAttr(obj, "cache_type", 0) != 2) builder.add(t, -1, need(cpus, obj));
+                    if (t != null && intAttr(obj, "cache_type", 0) != 2) builder.cache(t, -1, need(cpus, obj), cacheSize(obj));
                 }
                 case "Core" -> builder.add(HwType.CORE, os, need(cpus, obj));
                 case "PU" -> { // PUs are made from the online set; here we only check there are some
@@ -277,6 +277,11 @@ public final class HwlocXml {
             } catch (NumberFormatException ex) {
                 throw new TopologyException(source + ": bad " + attr + " '" + v + "' on a " + e.getAttribute("type") + " object");
             }
+        }
+
+        /** {@code cache_size} in bytes, as hwloc writes it; 0 (unknown) where absent or negative. */
+        private long cacheSize(Element e) {
+            return Math.max(0, longAttr(e, "cache_size"));
         }
 
         private long longAttr(Element e, String attr) {

@@ -34,12 +34,12 @@ class HwlocXmlTest {
                   <info name="CPUModel" value="Test CPU"/>
                   <object type="NUMANode" os_index="0" cpuset="0x00000003" local_memory="1024"/>
                   <object type="Group" cpuset="0x00000003">
-                    <object type="Cache" cpuset="0x00000001" depth="2" cache_type="0">
+                    <object type="Cache" cpuset="0x00000001" depth="2" cache_type="0" cache_size="524288">
                       <object type="Cache" cpuset="0x00000001" depth="1" cache_type="2">
                         <object type="Core" os_index="0" cpuset="0x00000001"><object type="PU" os_index="0" cpuset="0x00000001"/></object>
                       </object>
                     </object>
-                    <object type="L2Cache" cpuset="0x00000002">
+                    <object type="L2Cache" cpuset="0x00000002" cache_size="1048576">
                       <object type="L1iCache" cpuset="0x00000002">
                         <object type="Core" os_index="1" cpuset="0x00000002"><object type="PU" os_index="1" cpuset="0x00000002"/></object>
                       </object>
@@ -84,6 +84,7 @@ class HwlocXmlTest {
         assertEquals(CpuSet.range(0, 2), t.allowed());
         assertEquals(2, t.objects(HwType.PACKAGE).size());
         assertEquals(List.of(CpuSet.of(0), CpuSet.of(1)), t.objects(HwType.L2).stream().map(HwObject::cpuset).toList());
+        assertEquals(List.of(512L << 10, 1L << 20), t.objects(HwType.L2).stream().map(HwObject::cacheSize).toList(), "cache_size, v1 and v2 forms");
         assertEquals(0, t.objects(HwType.L1).size(), "instruction caches are not L1");
         assertEquals(4, t.objects(HwType.CORE).size());
         assertEquals(2048, t.numaNodes().get(1).memoryBytes());

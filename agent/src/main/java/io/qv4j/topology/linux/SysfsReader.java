@@ -226,8 +226,25 @@ public final class SysfsReader {
             String type = fs.read(dir.resolve("type"));
             if (type == null || !(type.equals("Data") || type.equals("Unified"))) continue; // not instruction caches
             HwType t = level == 1 ? HwType.L1 : level == 2 ? HwType.L2 : level == 3 ? HwType.L3 : null;
-            if (t != null) builder.add(t, fs.readInt(dir.resolve("id"), -1), shared);
+            if (t != null) builder.cache(t, fs.readInt(dir.resolve("id"), -1), shared, cacheSize(fs.read(dir.resolve("size"))));
         }
+    }
+
+    /** A cache's {@code size} file ({@code 32K}: the kernel writes KiB) in bytes; 0 (unknown) when absent or not of that form. */
+    static long cacheSize(String size) {
+        if (size == null || size.isEmpty()) return 0;
+        int digits = 0;
+        while (digits < size.length() && size.charAt(digits) >= '0' && size.charAt(digits) <= '9') digits++;
+        if (digits == 0 || digits > 9) return 0; // under 10^9 GiB: no overflow
+        long n = Long.parseLong(size.substring(0, digits));
+        String unit = size.substring(digits);
+        return switch (unit) {
+            case "" -> n;
+            case "K" -> n << 10;
+            case "M" -> n << 20;
+            case "G" -> n << 30;
+            default -> 0;
+        };
     }
 
     /** No cache directories in sysfs: CPUID on a live x86 machine, else a note saying why there are no caches. */

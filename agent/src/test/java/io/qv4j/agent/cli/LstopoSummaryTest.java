@@ -1,5 +1,10 @@
 package io.qv4j.agent.cli;
 
+import io.qv4j.topology.HwObject;
+import io.qv4j.topology.HwType;
+import io.qv4j.topology.HwlocXml;
+import io.qv4j.topology.Topology;
+import io.qv4j.topology.linux.SysfsReader;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -14,6 +19,9 @@ import java.net.URL;
 import java.net.URLClassLoader;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
@@ -67,6 +75,25 @@ class LstopoSummaryTest {
         Path xml = tmp.resolve("machine.xml");
         run("lstopo", "-i", root.toString(), "--disallowed", "--of", "xml", xml.toString());
         assertEquals(Files.readString(expectedFile(dump)), summarize.invoke(null, xml.toFile()), dump.getFileName().toString());
+    }
+
+    /** Every cache's size as hwloc reads it from the same dump (its XML, through our reader of hwloc XML). */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("sysfsFixtures")
+    void sysfsCacheSizesAreLstopos(Path dump, @TempDir Path tmp) throws Exception {
+        assumeTrue(run("lstopo", "--version").startsWith(HWLOC), "needs " + HWLOC + "x (Debian: hwloc-nox)");
+        Path root = TopologyFixtureTest.unpack(dump, Files.createDirectory(tmp.resolve("dump")));
+        Path xml = tmp.resolve("machine.xml");
+        run("lstopo", "-i", root.toString(), "--disallowed", "--of", "xml", xml.toString());
+        assertEquals(cacheSizes(HwlocXml.read(xml)), cacheSizes(SysfsReader.read(root)), dump.getFileName().toString());
+    }
+
+    private static Map<String, Long> cacheSizes(Topology t) {
+        Map<String, Long> out = new TreeMap<>();
+        for (HwType level : List.of(HwType.L1, HwType.L2, HwType.L3)) {
+            for (HwObject c : t.objects(level)) out.put(level + " " + c.cpuset(), c.cacheSize());
+        }
+        return out;
     }
 
     @Test

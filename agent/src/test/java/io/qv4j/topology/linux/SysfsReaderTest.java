@@ -45,9 +45,30 @@ class SysfsReaderTest {
     }
 
     private void cache(String dir, int level, String type, boolean lists, String list, String mask) throws IOException {
+        write(dir + "size", level == 1 ? "48K" : level == 2 ? "1024K" : "32768K");
         write(dir + "level", String.valueOf(level));
         write(dir + "type", type);
         write(dir + (lists ? "shared_cpu_list" : "shared_cpu_map"), lists ? list : mask);
+    }
+
+    @Test
+    void cacheSizesComeFromTheSizeFiles() throws IOException {
+        fourPuMachine(true);
+        Topology t = SysfsReader.read(root);
+        for (HwObject l1 : t.objects(HwType.L1)) assertEquals(48 << 10, l1.cacheSize());
+        for (HwObject l2 : t.objects(HwType.L2)) assertEquals(1 << 20, l2.cacheSize());
+        assertEquals(32L << 20, t.objects(HwType.L3).get(0).cacheSize());
+        assertEquals("sysfs", t.info().get("caches.source"));
+    }
+
+    @Test
+    void aSizeFileNotInTheKernelsFormMeansAnUnknownSize() {
+        assertEquals(32 << 10, SysfsReader.cacheSize("32K"));
+        assertEquals(8L << 20, SysfsReader.cacheSize("8M"));
+        assertEquals(512, SysfsReader.cacheSize("512"));
+        for (String bad : new String[] {null, "", "K", "32 K", "32KB", "-1K", "0x20K", "99999999999999999999K", "1e3K"}) {
+            assertEquals(0, SysfsReader.cacheSize(bad), String.valueOf(bad));
+        }
     }
 
     @Test
