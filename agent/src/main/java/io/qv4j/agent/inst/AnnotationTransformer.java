@@ -11,8 +11,8 @@ import java.util.List;
 
 /**
  * Instruments application classes that use {@code @io.qv4j.api.Placement} or {@code @io.qv4j.api.Bind}.
- * Cheap for every other class: one byte search for the two descriptors in the class bytes, no
- * parsing, no ASM loaded. In a class that has them {@link AnnotationRewriter} inserts:
+ * Cheap for every other class: a walk over its constant pool for the two descriptors, no ASM
+ * loaded. In a class that has them {@link AnnotationRewriter} inserts:
  * <ul>
  * <li>annotated method (or any method of an annotated class): {@code placementEnter(id)} at entry,
  * {@code placementExit(id)} before each return and in a catch-all handler that rethrows
@@ -27,6 +27,8 @@ public final class AnnotationTransformer implements ClassFileTransformer {
 
     static final String PLACEMENT = "Lio/qv4j/api/Placement;";
     static final String BIND = "Lio/qv4j/api/Bind;";
+    private static final byte[] PLACEMENT_BYTES = PLACEMENT.getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] BIND_BYTES = BIND.getBytes(StandardCharsets.US_ASCII);
     private static final byte[] MARK = "Lio/qv4j/api/".getBytes(StandardCharsets.US_ASCII);
     /** What may follow {@link #MARK} in the descriptor of one of the two annotations. */
     private static final byte[][] NAMES = {"Placement;".getBytes(StandardCharsets.US_ASCII), "Bind;".getBytes(StandardCharsets.US_ASCII)};
@@ -66,11 +68,43 @@ public final class AnnotationTransformer implements ClassFileTransformer {
     }
 
     /**
-     * True when the bytes contain {@code Lio/qv4j/api/Placement;} or {@code Lio/qv4j/api/Bind;}: a
-     * class carrying either annotation has its descriptor in the constant pool. A class that only
-     * uses the api (a {@code Scope}, a {@code Split}) is not parsed.
+     * True when the constant pool holds {@code Lio/qv4j/api/Placement;} or {@code Lio/qv4j/api/Bind;}:
+     * a class carrying either annotation has its descriptor there. A class that only uses the api
+     * (a {@code Scope}, a {@code Split}) is not parsed. The walk visits entries, not bytes: every
+     * class loaded after start-up comes through here, and a byte-by-byte search kept the
+     * interpreter busy until the JIT compiled it. A pool it cannot walk is searched byte by byte.
      */
     static boolean mentions(byte[] b) {
+        if (b.length < 10) return false;
+        int count = u2(b, 8);
+        int i = 10;
+        for (int n = 1; n < count; n++) {
+            if (i >= b.length) return false;
+            switch (b[i]) {
+                case 1 -> { // Utf8: u2 length, bytes
+                    if (i + 3 > b.length) return false;
+                    int length = u2(b, i + 1);
+                    if (length == PLACEMENT_BYTES.length && at(b, i + 3, PLACEMENT_BYTES) || length == BIND_BYTES.length && at(b, i + 3, BIND_BYTES)) return true;
+                    i += 3 + length;
+                }
+                case 3, 4 -> i += 5;                  // Integer, Float
+                case 5, 6 -> {                        // Long, Double: two entries
+                    i += 9;
+                    n++;
+                }
+                case 7, 8, 16, 19, 20 -> i += 3;      // Class, String, MethodType, Module, Package
+                case 9, 10, 11, 12, 17, 18 -> i += 5; // Fieldref, Methodref, InterfaceMethodref, NameAndType, Dynamic, InvokeDynamic
+                case 15 -> i += 4;                    // MethodHandle
+                default -> {
+                    return searched(b);               // a tag this walk does not know
+                }
+            }
+        }
+        return false;
+    }
+
+    /** The descriptors anywhere in the bytes. */
+    static boolean searched(byte[] b) {
         byte first = MARK[0];
         int last = b.length - MARK.length;
         for (int i = 0; i <= last; i++) {
@@ -80,6 +114,10 @@ public final class AnnotationTransformer implements ClassFileTransformer {
             }
         }
         return false;
+    }
+
+    private static int u2(byte[] b, int i) {
+        return (b[i] & 0xff) << 8 | (b[i + 1] & 0xff);
     }
 
     private static boolean at(byte[] b, int i, byte[] part) {

@@ -10,10 +10,17 @@ import org.objectweb.asm.tree.MethodNode;
 import org.objectweb.asm.tree.TryCatchBlockNode;
 
 import java.lang.reflect.InvocationTargetException;
+import java.net.URI;
+import java.nio.file.FileSystems;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Random;
 import java.util.concurrent.Executor;
+import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -94,6 +101,46 @@ class AnnotationTransformerTest {
         assertNull(new AnnotationTransformer(TEMPLATE_HOOKS).instrument(bytes));
         assertTrue(AnnotationTransformer.mentions(Bytecode.classBytes(AnnotatedSample.class.getName().replace('.', '/'))));
         assertTrue(!AnnotationTransformer.mentions(Bytecode.classBytes("java/lang/String")));
+    }
+
+    /**
+     * The constant-pool walk against a search of the whole class, on every class of this build
+     * (annotated samples and test apps among them) and of java.base's java.util: whatever the
+     * search finds and the walk does not has no annotation to rewrite; whatever the walk finds, the
+     * search finds too. Cut-short and damaged bytes give an answer, never an exception.
+     */
+    @Test
+    void theConstantPoolWalkMissesNoAnnotatedClass() throws Exception {
+        List<byte[]> classes = new ArrayList<>();
+        for (String dir : List.of("target/classes", "target/test-classes")) {
+            try (Stream<Path> s = Files.walk(Path.of(dir))) {
+                for (Path f : s.filter(f -> f.toString().endsWith(".class")).toList()) classes.add(Files.readAllBytes(f));
+            }
+        }
+        try (Stream<Path> s = Files.walk(FileSystems.getFileSystem(URI.create("jrt:/")).getPath("/modules/java.base/java/util"))) {
+            for (Path f : s.filter(f -> f.toString().endsWith(".class")).toList()) classes.add(Files.readAllBytes(f));
+        }
+        int annotated = 0;
+        AnnotationTransformer t = new AnnotationTransformer(TEMPLATE_HOOKS);
+        Random random = new Random(7);
+        for (byte[] b : classes) {
+            boolean walked = AnnotationTransformer.mentions(b);
+            boolean searched = AnnotationTransformer.searched(b);
+            if (walked) {
+                assertTrue(searched);
+                annotated++;
+            } else if (searched) {
+                assertNull(t.instrument(b), "a class with annotations the walk missed");
+            }
+            byte[] cut = Arrays.copyOf(b, random.nextInt(b.length));
+            AnnotationTransformer.mentions(cut);
+            if (cut.length > 0) {
+                cut[random.nextInt(cut.length)] ^= (byte) (1 + random.nextInt(255));
+                AnnotationTransformer.mentions(cut);
+            }
+        }
+        assertTrue(classes.size() > 500, classes.size() + " classes");
+        assertTrue(annotated >= 2, annotated + " annotated classes found");
     }
 
     @Test
