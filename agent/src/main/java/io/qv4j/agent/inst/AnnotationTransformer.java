@@ -42,6 +42,10 @@ public final class AnnotationTransformer implements ClassFileTransformer {
             new HookMethod(QvHooks.BIND_EXIT_HOOK, QvHooks.ID_HOOK),
             new HookMethod(QvHooks.FIELD_SET_HOOK, QvHooks.VALUE_ID_HOOK));
 
+    /** The agent's isolating loader; null when the agent runs from the class path (tests), whose classes it must see. */
+    private static final ClassLoader OWN_LOADER = AnnotationTransformer.class.getClassLoader() == ClassLoader.getSystemClassLoader()
+            ? null : AnnotationTransformer.class.getClassLoader();
+
     private final String hooks;
 
     public AnnotationTransformer(String hooksInternalName) {
@@ -55,7 +59,10 @@ public final class AnnotationTransformer implements ClassFileTransformer {
 
     @Override
     public byte[] transform(ClassLoader loader, String className, Class<?> redefined, ProtectionDomain pd, byte[] bytes) {
-        if (loader == null || className == null || bytes == null) return null;
+        // The agent's own classes first, by their loader: deciding by name needs AgentClasses, and a
+        // transformer that loads a class of the agent while the agent's loader defines one (the
+        // class itself, through this very hook) has the loader define it twice
+        if (loader == null || loader == OWN_LOADER || className == null || bytes == null) return null;
         for (String s : JDK) if (className.startsWith(s)) return null;
         if (AgentClasses.isOurs(className)) return null;
         if (!mentions(bytes)) return null;
