@@ -34,6 +34,7 @@ class UnharmedIT {
     void threadsTheApplicationBoundItselfStayWhereItPutThem() throws Exception {
         Allowed where = Allowed.unrestricted();
         assumeTrue(where.pus().size() >= 2, "needs two allowed PUs to tell the application's binding from the agent's, has " + where.allowed());
+        assumeTrue(Files.isExecutable(Path.of("/usr/bin/taskset")), "the application binds its thread with taskset");
         String last = where.pus().get(where.pus().size() - 1);
         for (Path java : Jvm.javas()) {
             Jvm.App r = Jvm.app(java, List.of(), List.of(), "split-at=pu,color=spread,verbose=true", List.of("target/test-classes"),
