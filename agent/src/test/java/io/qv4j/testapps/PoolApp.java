@@ -210,8 +210,12 @@ public final class PoolApp {
     private static void allThreads() throws IOException {
         try (var s = Files.list(Path.of("/proc/self/task"))) {
             for (Path task : (Iterable<Path>) s::iterator) {
-                String comm = Files.readString(task.resolve("comm")).strip();
-                SEEN.put("~" + comm + task.getFileName(), "task " + comm.replace(' ', '_') + " tid=" + task.getFileName() + " cpus=" + cpus(task + "/status"));
+                try {
+                    String comm = Files.readString(task.resolve("comm")).strip();
+                    SEEN.put("~" + comm + task.getFileName(), "task " + comm.replace(' ', '_') + " tid=" + task.getFileName() + " cpus=" + cpus(task + "/status"));
+                } catch (IOException ended) {
+                    // the thread ended since the listing
+                }
             }
         }
     }

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -125,8 +126,12 @@ public final class UnharmedApp {
         System.out.println("ok " + ok);
         try (var s = Files.list(Path.of("/proc/self/task"))) {
             for (Path task : (Iterable<Path>) s::iterator) {
-                String comm = Files.readString(task.resolve("comm")).strip();
-                if (comm.startsWith("ForkJoinPool")) System.out.println("carrier " + comm + "-" + task.getFileName() + " tid=" + task.getFileName() + " cpus=" + cpus(task));
+                try {
+                    String comm = Files.readString(task.resolve("comm")).strip();
+                    if (comm.startsWith("ForkJoinPool")) System.out.println("carrier " + comm + "-" + task.getFileName() + " tid=" + task.getFileName() + " cpus=" + cpus(task));
+                } catch (NoSuchFileException ended) {
+                    // a thread that ended since the listing (the pool's, after shutdown)
+                }
             }
         }
     }

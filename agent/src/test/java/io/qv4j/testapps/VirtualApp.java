@@ -7,6 +7,7 @@ import io.qv4j.topology.CpuSet;
 import io.qv4j.topology.Topology;
 
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -46,13 +47,17 @@ public final class VirtualApp {
         }
         try (var s = Files.list(Path.of("/proc/self/task"))) {
             for (Path task : (Iterable<Path>) s::iterator) {
-                String comm = Files.readString(task.resolve("comm")).strip();
-                if (!comm.startsWith("ForkJoinPool")) continue;
-                String cpus = "?";
-                for (String l : Files.readAllLines(task.resolve("status"))) {
-                    if (l.startsWith("Cpus_allowed_list:")) cpus = l.substring(l.indexOf(':') + 1).strip();
+                try {
+                    String comm = Files.readString(task.resolve("comm")).strip();
+                    if (!comm.startsWith("ForkJoinPool")) continue;
+                    String cpus = "?";
+                    for (String l : Files.readAllLines(task.resolve("status"))) {
+                        if (l.startsWith("Cpus_allowed_list:")) cpus = l.substring(l.indexOf(':') + 1).strip();
+                    }
+                    System.out.println("carrier " + comm + "-" + task.getFileName() + " tid=" + task.getFileName() + " cpus=" + cpus);
+                } catch (NoSuchFileException ended) {
+                    // a thread that ended since the listing
                 }
-                System.out.println("carrier " + comm + "-" + task.getFileName() + " tid=" + task.getFileName() + " cpus=" + cpus);
             }
         }
     }
