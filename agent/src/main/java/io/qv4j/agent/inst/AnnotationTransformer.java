@@ -29,9 +29,6 @@ public final class AnnotationTransformer implements ClassFileTransformer {
     static final String BIND = "Lio/qv4j/api/Bind;";
     private static final byte[] PLACEMENT_BYTES = PLACEMENT.getBytes(StandardCharsets.US_ASCII);
     private static final byte[] BIND_BYTES = BIND.getBytes(StandardCharsets.US_ASCII);
-    private static final byte[] MARK = "Lio/qv4j/api/".getBytes(StandardCharsets.US_ASCII);
-    /** What may follow {@link #MARK} in the descriptor of one of the two annotations. */
-    private static final byte[][] NAMES = {"Placement;".getBytes(StandardCharsets.US_ASCII), "Bind;".getBytes(StandardCharsets.US_ASCII)};
     /** The JDK's own packages: never application code. The agent's are {@link AgentClasses#isOurs}. */
     private static final String[] JDK = {"java/", "javax/", "jdk/", "sun/", "com/sun/"};
 
@@ -112,13 +109,8 @@ public final class AnnotationTransformer implements ClassFileTransformer {
 
     /** The descriptors anywhere in the bytes. */
     static boolean searched(byte[] b) {
-        byte first = MARK[0];
-        int last = b.length - MARK.length;
-        for (int i = 0; i <= last; i++) {
-            if (b[i] == first && at(b, i, MARK)) {
-                int after = i + MARK.length;
-                for (byte[] name : NAMES) if (at(b, after, name)) return true;
-            }
+        for (int i = 0; i < b.length; i++) {
+            if (b[i] == 'L' && (at(b, i, PLACEMENT_BYTES) || at(b, i, BIND_BYTES))) return true;
         }
         return false;
     }

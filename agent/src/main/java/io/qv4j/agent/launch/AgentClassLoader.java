@@ -73,12 +73,8 @@ final class AgentClassLoader extends ClassLoader {
     protected Class<?> loadClass(String name, boolean resolve) throws ClassNotFoundException {
         synchronized (getClassLoadingLock(name)) {
             Class<?> c = findLoadedClass(name);
-            if (c == null) c = fromOwn(name);
-            if (c == null) {
-                // java.* is the boot loader's alone: no lookup in the jar for the JDK classes the agent uses
-                JarEntry e = name.startsWith("java.") ? null : jar.getJarEntry(PREFIX + name.replace('.', '/') + CLASS_SUFFIX);
-                c = e != null ? define(name, e) : getParent().loadClass(name);
-            }
+            if (c == null) c = hidden(name);
+            if (c == null) c = getParent().loadClass(name);
             if (resolve) resolveClass(c);
             return c;
         }
@@ -133,11 +129,18 @@ final class AgentClassLoader extends ClassLoader {
 
     @Override
     protected Class<?> findClass(String name) throws ClassNotFoundException {
+        Class<?> c = hidden(name);
+        if (c == null) throw new ClassNotFoundException(name);
+        return c;
+    }
+
+    /** {@code name} defined from what the jar hides (the agent's own classes first), or null when it hides no such class. */
+    private Class<?> hidden(String name) throws ClassNotFoundException {
         Class<?> c = fromOwn(name);
         if (c != null) return c;
-        JarEntry e = jar.getJarEntry(PREFIX + name.replace('.', '/') + CLASS_SUFFIX);
-        if (e == null) throw new ClassNotFoundException(name);
-        return define(name, e);
+        // java.* is the boot loader's alone: no lookup in the jar for the JDK classes the agent uses
+        JarEntry e = name.startsWith("java.") ? null : jar.getJarEntry(PREFIX + name.replace('.', '/') + CLASS_SUFFIX);
+        return e == null ? null : define(name, e);
     }
 
     private Class<?> define(String name, JarEntry e) throws ClassNotFoundException {

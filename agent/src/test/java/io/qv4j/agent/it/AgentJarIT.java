@@ -200,11 +200,8 @@ class AgentJarIT {
      */
     @Test
     void ownClassesEntryHoldsEveryOwnClassWithItsEntrysBytes() throws Exception {
-        try (JarFile jar = new JarFile(Jvm.agentJar().toFile())) {
-            JarEntry blob = jar.getJarEntry("inst/qv4j-classes.bin");
-            assertNotNull(blob);
-            assertEquals(ZipEntry.STORED, blob.getMethod(), "stored, so it is read without inflating");
-            DataInputStream in = new DataInputStream(jar.getInputStream(blob));
+        try (JarFile jar = new JarFile(Jvm.agentJar().toFile());
+             DataInputStream in = new DataInputStream(jar.getInputStream(blobOf(jar)))) {
             Set<String> inBlob = new TreeSet<>();
             while (in.available() > 0) {
                 byte[] name = new byte[in.readInt()];
@@ -231,12 +228,19 @@ class AgentJarIT {
         }
     }
 
+    private static JarEntry blobOf(JarFile jar) {
+        JarEntry blob = jar.getJarEntry("inst/qv4j-classes.bin");
+        assertNotNull(blob);
+        assertEquals(ZipEntry.STORED, blob.getMethod(), "stored, so it is read without inflating");
+        return blob;
+    }
+
     /** A jar whose one-entry copy of the classes is cut short still starts the agent from the classes' own entries. */
     @Test
     void damagedOwnClassesEntryFallsBackToTheClassesOwnEntries() throws Exception {
         Path damaged = Files.createTempFile("qv-damaged", ".jar");
         try (JarFile in = new JarFile(Jvm.agentJar().toFile());
-             JarOutputStream out = new java.util.jar.JarOutputStream(Files.newOutputStream(damaged))) {
+             JarOutputStream out = new JarOutputStream(Files.newOutputStream(damaged))) {
             for (JarEntry e : Collections.list(in.entries())) {
                 byte[] bytes;
                 try (InputStream s = in.getInputStream(e)) {

@@ -73,10 +73,11 @@ class UnharmedIT {
         List<Path> javas = Jvm.javas();
         assumeTrue(javas.size() > 1, "needs a JDK 25");
         Path java = javas.get(javas.size() - 1);
-        Jvm.App r = Jvm.app(java, List.of(), List.of(), "split-at=pu,color=spread", List.of("target/test-classes"), APP, Set.of("carrier"), "virtualpool");
+        Jvm.App r = Jvm.app(java, List.of(), List.of(), "split-at=pu,color=spread,verbose=true", List.of("target/test-classes"), APP, Set.of("carrier"), "virtualpool");
         String out = r.result().toString();
         assertEquals(0, r.result().exitCode(), out);
         assertTrue(r.result().stdout().contains("ok 1000\n"), out);
+        assertTrue(r.result().stderr().contains("not pinned (its threads are virtual"), "the pool is recognised as virtual: " + out);
         assertFalse(r.cpus().isEmpty(), "carriers seen: " + out);
         String allowed = Allowed.unrestricted().allowed();
         for (Map.Entry<String, String> e : r.cpus().entrySet()) assertEquals(allowed, e.getValue(), "carrier " + e.getKey() + " pinned: " + out);
