@@ -17,11 +17,11 @@ import io.qv4j.agent.node.Node;
 import io.qv4j.agent.place.Env;
 import io.qv4j.agent.place.Placer;
 import io.qv4j.agent.place.Rebalancer;
+import io.qv4j.agent.platform.TopologyCache;
 import io.qv4j.agent.platform.TopologyInput;
 import io.qv4j.agent.report.Json;
 import io.qv4j.agent.report.PlacementReport;
 import io.qv4j.topology.Topology;
-import io.qv4j.topology.linux.SysfsReader;
 
 import java.lang.instrument.Instrumentation;
 import java.nio.charset.StandardCharsets;
@@ -138,6 +138,7 @@ public final class QvAgent {
         private long binderNanos;
         private long topologyNanos;
         private long nodeNanos;
+        private boolean topologyCached;
 
         /** Builds the placer on the calling thread and hands it over; if that fails, this thread ends with nothing done. */
         Placer build(Config config) {
@@ -164,7 +165,7 @@ public final class QvAgent {
             if (o.rebalance() != null && o.rebalance().on() && e.topology() != null) rebalancer = Rebalancer.start(p, o.rebalance());
             Live.ready();
             Log.debug("ready " + (System.nanoTime() - t0) / 1000 + " us after premain began (binder " + binderNanos / 1000 + " us, topology "
-                    + topologyNanos / 1000 + " us, node " + nodeNanos / 1000 + " us)"
+                    + topologyNanos / 1000 + (topologyCached ? " us from the cache, node " : " us, node ") + nodeNanos / 1000 + " us)"
                     + (e.topology() == null || e.topology().info().get("caches.source") == null ? "" : "; caches from " + e.topology().info().get("caches.source")));
         }
 
@@ -176,7 +177,13 @@ public final class QvAgent {
             Topology topo = null;
             String problem = null;
             try {
-                topo = o.topology() != null ? TopologyInput.input(o.topology()) : SysfsReader.live(Binders.cpuid(o.bind()));
+                if (o.topology() != null) {
+                    topo = TopologyInput.input(o.topology());
+                } else {
+                    TopologyCache cache = TopologyCache.open();
+                    topo = cache.live(Binders.cpuid(o.bind()));
+                    topologyCached = cache.hit();
+                }
             } catch (Throwable t) {
                 problem = "cannot read the topology" + (o.topology() != null ? " " + o.topology() : "") + " (" + t.getMessage() + ")";
                 Log.info(problem + ": pools run unpinned");

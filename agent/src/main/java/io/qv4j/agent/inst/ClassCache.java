@@ -5,17 +5,9 @@ import io.qv4j.agent.io.UserCache;
 import java.io.ByteArrayOutputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.DirectoryStream;
-import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.attribute.FileTime;
-import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.List;
 import java.util.zip.CRC32;
 import java.util.zip.CRC32C;
 
@@ -36,8 +28,6 @@ import java.util.zip.CRC32C;
  */
 final class ClassCache {
 
-    /** The resource the jar build writes (the hex digest of the agent's hidden entries). */
-    static final String BUILD_ID_RESOURCE = "qv4j-build-id";
     static final int KEEP = 48;
     private static final int MAX_ENTRY = 8 << 20;
     private static final byte[] MAGIC = {'Q', 'V', 'C', '1'};
@@ -60,28 +50,10 @@ final class ClassCache {
 
     /** The cache for this agent build in the per-user directory, or {@link #NONE}. */
     static ClassCache open() {
-        String id = buildId();
+        String id = UserCache.buildId();
         if (id == null) return NONE;
         Path dir = UserCache.dir();
         return dir == null ? NONE : new ClassCache(dir, id);
-    }
-
-    private static String buildId() {
-        try (InputStream in = ClassCache.class.getClassLoader().getResourceAsStream(BUILD_ID_RESOURCE)) {
-            if (in == null) return null;
-            String id = new String(in.readNBytes(128), StandardCharsets.US_ASCII).strip();
-            return hex(id) && id.length() >= 16 ? id.substring(0, 16) : null;
-        } catch (IOException | RuntimeException e) {
-            return null;
-        }
-    }
-
-    private static boolean hex(String s) {
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            if ((c < '0' || c > '9') && (c < 'a' || c > 'f')) return false;
-        }
-        return true;
     }
 
     boolean enabled() {
@@ -102,7 +74,7 @@ final class ClassCache {
         String key = key(internalName, original);
         try {
             UserCache.write(dir, fileName(key), encode(key, rewritten, note));
-            trim();
+            UserCache.trim(dir, SUFFIX, KEEP);
         } catch (IOException | RuntimeException e) {
             // not kept: the next start rewrites
         }
@@ -166,24 +138,5 @@ final class ClassCache {
         byte[] b = new byte[n];
         in.get(b);
         return new String(b, StandardCharsets.UTF_8);
-    }
-
-    /** Keeps the newest {@link #KEEP} entries: builds and JDKs come and go. */
-    private void trim() throws IOException {
-        List<Path> entries = new ArrayList<>();
-        try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir, "*" + SUFFIX)) {
-            for (Path p : ds) entries.add(p);
-        }
-        if (entries.size() <= KEEP) return;
-        entries.sort(Comparator.comparing(ClassCache::modified).reversed());
-        for (Path p : entries.subList(KEEP, entries.size())) Files.deleteIfExists(p);
-    }
-
-    private static FileTime modified(Path p) {
-        try {
-            return Files.getLastModifiedTime(p, LinkOption.NOFOLLOW_LINKS);
-        } catch (IOException gone) {
-            return FileTime.fromMillis(0);
-        }
     }
 }

@@ -1,16 +1,24 @@
 package io.qv4j.agent.io;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.channels.SeekableByteChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.FileTime;
 import java.nio.file.attribute.PosixFileAttributes;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.List;
 import java.util.Set;
 
 /**
@@ -28,6 +36,8 @@ import java.util.Set;
  */
 public final class UserCache {
 
+    /** The resource the jar build writes (the hex digest of the agent's hidden entries). */
+    public static final String BUILD_ID_RESOURCE = "qv4j-build-id";
     private static final Set<PosixFilePermission> OWNER_DIR = PosixFilePermissions.fromString("rwx------");
 
     private UserCache() {
@@ -121,5 +131,54 @@ public final class UserCache {
      */
     public static void write(Path dir, String name, byte[] data) throws IOException {
         UserFiles.writeAtomically(dir.resolve(name), data);
+    }
+
+    /**
+     * The first 16 hex digits of the agent's build id, which keys every entry whose content
+     * depends on the agent's code; null where the classes do not come from the agent jar (tests),
+     * so that nothing is cached there.
+     */
+    public static String buildId() {
+        try (InputStream in = UserCache.class.getClassLoader().getResourceAsStream(BUILD_ID_RESOURCE)) {
+            if (in == null) return null;
+            String id = new String(in.readNBytes(128), StandardCharsets.US_ASCII).strip();
+            return hex(id) && id.length() >= 16 ? id.substring(0, 16) : null;
+        } catch (IOException | RuntimeException e) {
+            return null;
+        }
+    }
+
+    private static boolean hex(String s) {
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if ((c < '0' || c > '9') && (c < 'a' || c > 'f')) return false;
+        }
+        return true;
+    }
+
+    /** Keeps the newest {@code keep} files of {@code dir} whose names end in {@code suffix}: builds, JDKs and machines come and go. */
+    public static void trim(Path dir, String suffix, int keep) throws IOException {
+        List<Path> entries = new ArrayList<>();
+        try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir, "*" + suffix)) {
+            for (Path p : ds) entries.add(p);
+        }
+        if (entries.size() <= keep) return;
+        entries.sort(Collections.reverseOrder(BY_MODIFIED));
+        for (Path p : entries.subList(keep, entries.size())) Files.deleteIfExists(p);
+    }
+
+    private static final Comparator<Path> BY_MODIFIED = new Comparator<>() {
+        @Override
+        public int compare(Path a, Path b) {
+            return modified(a).compareTo(modified(b));
+        }
+    };
+
+    private static FileTime modified(Path p) {
+        try {
+            return Files.getLastModifiedTime(p, LinkOption.NOFOLLOW_LINKS);
+        } catch (IOException gone) {
+            return FileTime.fromMillis(0);
+        }
     }
 }

@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.BitSet;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -82,7 +83,7 @@ public final class SysfsReader {
         builder.online(online);
         readCpus();
         readNumaNodes();
-        CpuSet allowed = readAllowed();
+        CpuSet allowed = allowed(fs, live, online);
         builder.allowed(allowed);
         if (sysfsCaches) builder.info("caches.source", "sysfs");
         else cachesWithoutSysfs(allowed);
@@ -344,7 +345,7 @@ public final class SysfsReader {
      * the cgroup cpuset is intersected too: the kernel already applies it to affinity, but a dump
      * may have only the cgroup files, and reading them live costs little.
      */
-    private CpuSet readAllowed() {
+    private static CpuSet allowed(FsRoot fs, boolean live, CpuSet online) {
         CpuSet allowed = online;
         Path statusFile = fs.path(live ? "proc/thread-self/status" : "proc/self/status");
         String status = fs.read(statusFile);
@@ -359,6 +360,52 @@ public final class SysfsReader {
         }
         CpuSet cgroup = CgroupCpuset.read(fs);
         return cgroup == null ? allowed : allowed.and(cgroup);
+    }
+
+    // ---- what a reading depends on -----------------------------------------------------------
+
+    /**
+     * What a reading of the live machine depends on and may change without a reboot: its
+     * {@code fingerprint} (the boot, the online CPUs and NUMA nodes, the PCI devices and network
+     * interfaces by name, this thread's {@code allowed} set, whether CPUID may be asked) and that
+     * allowed set. Two readings with the same fingerprint give the same topology.
+     */
+    public record LiveState(String fingerprint, CpuSet allowed) {
+    }
+
+    /**
+     * The live machine's {@link LiveState}, read from a handful of files; null where the kernel
+     * gives no boot id, so that nothing read earlier can be told to still hold.
+     */
+    public static LiveState liveState(boolean cpuid) {
+        return state(new FsRoot(Path.of("/")), cpuid);
+    }
+
+    /** Tests: the state of a copy of a live root. */
+    static LiveState state(FsRoot fs, boolean cpuid) {
+        String boot = fs.read(fs.path("proc/sys/kernel/random/boot_id"));
+        String online = fs.read(fs.path(CPU_DIR).resolve("online"));
+        if (boot == null || boot.isEmpty() || online == null) return null;
+        CpuSet allowed = allowed(fs, true, FsRoot.parseList(fs.path(CPU_DIR).resolve("online"), online));
+        StringBuilder f = new StringBuilder(256);
+        line(f, "boot", boot);
+        line(f, "online", online);
+        line(f, "nodes", fs.read(fs.path("sys/devices/system/node/online")));
+        line(f, "allowed", allowed.toString());
+        line(f, "cpuid", cpuid ? "yes" : "no");
+        line(f, "pci", sortedNames(fs, "sys/bus/pci/devices"));
+        line(f, "net", sortedNames(fs, "sys/class/net"));
+        return new LiveState(f.toString(), allowed);
+    }
+
+    private static void line(StringBuilder f, String key, String value) {
+        f.append(key).append(' ').append(value == null ? "-" : value).append('\n');
+    }
+
+    private static String sortedNames(FsRoot fs, String dir) {
+        List<String> names = new ArrayList<>(fs.list(fs.path(dir)));
+        Collections.sort(names);
+        return String.join(" ", names);
     }
 
     // ---- info --------------------------------------------------------------------------------

@@ -27,17 +27,17 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * print equals the expected one on the keys hwloc fixes. A new fixture is tested by dropping its
  * files into the folder.
  */
-class TopologyFixtureTest {
+public class TopologyFixtureTest {
 
     static final List<String> KEYS = List.of("online", "allowed", "packages", "numa", "l3", "l2", "cores", "gpus", "nics");
 
-    static Path fixtures() throws URISyntaxException {
+    public static Path fixtures() throws URISyntaxException {
         URL dir = TopologyFixtureTest.class.getResource("/fixtures");
         assertNotNull(dir, "fixtures/ missing from the test class path");
         return Path.of(dir.toURI());
     }
 
-    static Stream<Path> fixtureInputs() throws IOException, URISyntaxException {
+    public static Stream<Path> fixtureInputs() throws IOException, URISyntaxException {
         Path sysfs = fixtures().resolve("sysfs");
         Path xml = fixtures().resolve("xml");
         assertTrue(Files.isDirectory(sysfs) && Files.isDirectory(xml), "fixtures not found under " + fixtures().toAbsolutePath());
@@ -82,7 +82,7 @@ class TopologyFixtureTest {
     }
 
     /** Unpacks a dump into {@code dir} and returns the single directory inside. */
-    static Path unpack(Path tarball, Path dir) throws Exception {
+    public static Path unpack(Path tarball, Path dir) throws Exception {
         Process p = new ProcessBuilder("tar", "xjf", tarball.toAbsolutePath().toString(), "-C", dir.toString())
                 .redirectErrorStream(true).start();
         String out = new String(p.getInputStream().readAllBytes());

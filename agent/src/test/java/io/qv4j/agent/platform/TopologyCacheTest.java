@@ -1,0 +1,186 @@
+package io.qv4j.agent.platform;
+
+import io.qv4j.agent.cli.TopologyFixtureTest;
+import io.qv4j.topology.CpuSet;
+import io.qv4j.topology.Device;
+import io.qv4j.topology.HwObject;
+import io.qv4j.topology.HwType;
+import io.qv4j.topology.Topology;
+import io.qv4j.topology.TopologyBuilder;
+import io.qv4j.topology.linux.SysfsReader;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class TopologyCacheTest {
+
+    private static final String KEY = "0123456789abcdef\nboot b\nonline 0-1\n";
+
+    /** Everything a topology says, in one string: the tree with indexes, sets and sizes, the NUMA nodes, devices and info. */
+    static String described(Topology t) {
+        StringBuilder s = new StringBuilder();
+        s.append(t.source()).append(" online ").append(t.online()).append(" allowed ").append(t.allowed()).append('\n');
+        tree(s, t.root(), "");
+        for (HwObject n : t.numaNodes()) s.append("numa ").append(n.osIndex()).append(' ').append(n.cpuset()).append(' ').append(n.memoryBytes()).append('\n');
+        for (Device d : t.devices()) s.append(d).append('\n');
+        s.append(t.info()).append('\n');
+        return s.toString();
+    }
+
+    private static void tree(StringBuilder s, HwObject o, String indent) {
+        s.append(indent).append(o.type()).append(" L#").append(o.logicalIndex()).append(" P#").append(o.osIndex()).append(' ').append(o.cpuset())
+                .append(" mem ").append(o.memoryBytes()).append(" cache ").append(o.cacheSize()).append(" eff ").append(o.efficiency()).append('\n');
+        for (HwObject c : o.children()) tree(s, c, indent + "  ");
+    }
+
+    static Stream<Path> fixtures() throws Exception {
+        return TopologyFixtureTest.fixtureInputs();
+    }
+
+    private static Topology read(Path input, Path tmp) throws Exception {
+        return input.toString().endsWith(".xml") ? TopologyInput.input(input.toString()) : SysfsReader.read(TopologyFixtureTest.unpack(input, tmp));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("fixtures")
+    void everyFixtureComesBackFromItsEntryAsItWasRead(Path input, @TempDir Path tmp) throws Exception {
+        Topology read = read(input, tmp);
+        Topology back = TopologyCache.decode(TopologyCache.encode(read, KEY), KEY, read.allowed());
+        assertNotNull(back, input.toString());
+        // the source is "live" for entries, which only the live machine makes
+        assertEquals(described(read).replaceFirst("^\\S+", "live"), described(back));
+    }
+
+    @Test
+    void efficiencyClassesAndMemoryOnlyNodesComeBack() {
+        // no fixture has either: a hybrid machine's big cores, and a NUMA node of memory alone
+        Topology t = new TopologyBuilder("live").online(CpuSet.range(0, 3)).add(HwType.CORE, 0, CpuSet.range(0, 1))
+                .add(HwType.CORE, 1, CpuSet.range(2, 3)).efficiency(2, 1).efficiency(3, 1)
+                .numaNode(0, CpuSet.range(0, 3), 1L << 30).numaNode(1, CpuSet.empty(), 1L << 33).build();
+        Topology back = TopologyCache.decode(TopologyCache.encode(t, KEY), KEY, t.allowed());
+        assertEquals(described(t), described(back));
+        assertEquals(1, back.pu(3).efficiency());
+        assertEquals(2, back.numaNodes().size());
+    }
+
+    private static byte[] entry(Path tmp) throws Exception {
+        Path fixture = TopologyFixtureTest.fixtures().resolve("sysfs/40intel64-2g2n4c+pcilocality.tar.bz2");
+        return TopologyCache.encode(SysfsReader.read(TopologyFixtureTest.unpack(fixture, tmp)), KEY);
+    }
+
+    @Test
+    void anEntryWithAnyByteChangedIsIgnored(@TempDir Path tmp) throws Exception {
+        byte[] good = entry(tmp);
+        assertNotNull(TopologyCache.decode(good, KEY, CpuSet.range(0, 39)));
+        for (int i = 0; i < good.length; i += 7) {
+            byte[] bad = good.clone();
+            bad[i] ^= 0x01;
+            assertNull(TopologyCache.decode(bad, KEY, CpuSet.range(0, 39)), "byte " + i + " changed");
+        }
+    }
+
+    @Test
+    void aTruncatedOrEmptyEntryIsIgnored(@TempDir Path tmp) throws Exception {
+        byte[] good = entry(tmp);
+        for (int n : new int[] {0, 1, 20, good.length / 2, good.length - 2, good.length - 1}) {
+            assertNull(TopologyCache.decode(Arrays.copyOf(good, n), KEY, CpuSet.range(0, 39)), n + " bytes of " + good.length);
+        }
+    }
+
+    @Test
+    void anEntryForAnotherStateIsIgnored(@TempDir Path tmp) throws Exception {
+        byte[] good = entry(tmp);
+        assertNull(TopologyCache.decode(good, KEY.replace("boot b", "boot c"), CpuSet.range(0, 39)), "after a reboot");
+        assertNull(TopologyCache.decode(good, KEY + "net eth1\n", CpuSet.range(0, 39)), "a longer key");
+        assertNull(TopologyCache.decode(good, KEY.substring(0, KEY.length() - 1), CpuSet.range(0, 39)), "a shorter key");
+    }
+
+    @Test
+    void theAllowedSetIsThisStartsNotTheEntrys(@TempDir Path tmp) throws Exception {
+        Topology back = TopologyCache.decode(entry(tmp), KEY, CpuSet.of(3, 5, 77));
+        assertEquals(CpuSet.of(3, 5), back.allowed(), "this start's allowed set, cut to the online PUs");
+    }
+
+    /** The live machine through a cache in {@code dir}: read, kept, then taken from the entry. */
+    @Test
+    void theLiveMachineIsKeptThenTakenFromTheEntryUnchanged(@TempDir Path dir) throws Exception {
+        Topology fresh = SysfsReader.live();
+        TopologyCache cache = new TopologyCache(dir, "0123456789abcdef");
+        Topology first = cache.live(null);
+        assertFalse(cache.hit());
+        List<Path> entries = entries(dir);
+        assertEquals(1, entries.size(), entries.toString());
+        assertTrue(Files.readString(entries.get(0)).contains("boot "), "the key is in the entry");
+        Topology second = cache.live(null);
+        assertTrue(cache.hit(), "the second reading comes from the entry");
+        assertEquals(described(fresh), described(first));
+        assertEquals(described(fresh), described(second));
+    }
+
+    @Test
+    void aDamagedLiveEntryIsReadAgainAndWrittenAnew(@TempDir Path dir) throws Exception {
+        TopologyCache cache = new TopologyCache(dir, "0123456789abcdef");
+        cache.live(null);
+        Path entry = entries(dir).get(0);
+        byte[] good = Files.readAllBytes(entry);
+        byte[] bad = good.clone();
+        bad[bad.length / 2] ^= 0x20;
+        Files.write(entry, bad);
+        Topology t = cache.live(null);
+        assertFalse(cache.hit());
+        assertEquals(described(SysfsReader.live()), described(t));
+        assertArrayEquals(good, Files.readAllBytes(entry), "written anew");
+    }
+
+    @Test
+    void aLinkAtTheEntrysNameIsNotFollowed(@TempDir Path dir) throws Exception {
+        TopologyCache cache = new TopologyCache(dir, "0123456789abcdef");
+        cache.live(null);
+        Path entry = entries(dir).get(0);
+        byte[] valid = Files.readAllBytes(entry);
+        Path elsewhere = Files.write(dir.resolveSibling(dir.getFileName() + "-planted"), valid);
+        Files.delete(entry);
+        Files.createSymbolicLink(entry, elsewhere);
+        cache.live(null);
+        assertFalse(cache.hit(), "a link is never read, even to a valid entry");
+        assertTrue(Files.isSymbolicLink(entry), "nor replaced");
+        assertArrayEquals(valid, Files.readAllBytes(elsewhere), "nor written through");
+        Files.delete(elsewhere);
+    }
+
+    @Test
+    void withoutABuildIdNothingIsKept(@TempDir Path dir) throws Exception {
+        TopologyCache cache = new TopologyCache(null, null);
+        assertEquals(described(SysfsReader.live()), described(cache.live(null)));
+        assertFalse(cache.hit());
+        assertEquals(0, entries(dir).size());
+    }
+
+    private static List<Path> entries(Path dir) throws Exception {
+        try (Stream<Path> s = Files.list(dir)) {
+            return s.filter(p -> p.toString().endsWith(TopologyCache.SUFFIX)).sorted().toList();
+        }
+    }
+
+    @Test
+    void textWithATabIsNotKeptRatherThanMisread() {
+        Topology t = new TopologyBuilder("live").online(CpuSet.of(0)).info("cpu.model", "a\tb").build();
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> TopologyCache.encode(t, KEY));
+        assertTrue(e.getMessage().contains("tab"), e.getMessage());
+    }
+}
