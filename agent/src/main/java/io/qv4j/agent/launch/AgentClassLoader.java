@@ -100,9 +100,14 @@ final class AgentClassLoader extends ClassLoader {
             try {
                 JarEntry e = jar.getJarEntry(OWN_CLASSES);
                 if (e != null && e.getSize() > 0 && e.getSize() < Integer.MAX_VALUE) {
-                    byte[] all;
+                    // one array of the entry's size: readNBytes would gather it in 8 KiB pieces and
+                    // copy them, twice the memory a cold start must fault in
+                    byte[] all = new byte[(int) e.getSize()];
                     try (InputStream in = jar.getInputStream(e)) {
-                        all = in.readNBytes((int) e.getSize());
+                        for (int n = 0, r; n < all.length; n += r) {
+                            r = in.read(all, n, all.length - n);
+                            if (r < 0) throw new IOException(OWN_CLASSES + " is shorter than its entry says");
+                        }
                     }
                     for (int i = 0; i + 4 <= all.length; ) {
                         int nameLength = readInt(all, i);

@@ -100,7 +100,7 @@ public final class TopologyCache {
      * machine, NUMA nodes and PUs), {@code numa OS CPUS BYTES}, {@code eff PU CLASS},
      * {@code dev TYPE CPUS PCI NAME}, {@code info KEY VALUE}; then {@code crc} and the CRC-32 in hex.
      */
-    static byte[] encode(Topology t, String key) {
+    public static byte[] encode(Topology t, String key) {
         StringBuilder s = new StringBuilder(4096);
         s.append(MAGIC).append('\n').append(key.length()).append('\n').append(key).append('\n');
         s.append("online\t").append(t.online()).append('\n');
@@ -143,8 +143,11 @@ public final class TopologyCache {
         return v;
     }
 
-    /** The topology an entry holds, with this start's {@code allowed} set; null when it is damaged or of another key. */
-    static Topology decode(byte[] file, String key, CpuSet allowed) {
+    /**
+     * The topology an entry holds, with this start's {@code allowed} set (null: all online PUs);
+     * null when it is damaged or of another key.
+     */
+    public static Topology decode(byte[] file, String key, CpuSet allowed) {
         try {
             int end = lastLineStart(file);
             String tail = new String(file, end, file.length - end, StandardCharsets.US_ASCII);
@@ -159,7 +162,7 @@ public final class TopologyCache {
             int keyLength = Integer.parseInt(body.substring(at + 1, nl));
             if (keyLength != key.length() || !body.startsWith(key, nl + 1) || body.charAt(nl + 1 + keyLength) != '\n') return null;
             TopologyBuilder b = new TopologyBuilder(SOURCE);
-            b.allowed(allowed);
+            if (allowed != null) b.allowed(allowed);
             int i = nl + 2 + keyLength;
             while (i < body.length()) {
                 int lineEnd = body.indexOf('\n', i);
