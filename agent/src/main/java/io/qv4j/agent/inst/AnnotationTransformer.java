@@ -29,8 +29,13 @@ public final class AnnotationTransformer implements ClassFileTransformer {
     static final String BIND = "Lio/qv4j/api/Bind;";
     private static final byte[] PLACEMENT_BYTES = PLACEMENT.getBytes(StandardCharsets.US_ASCII);
     private static final byte[] BIND_BYTES = BIND.getBytes(StandardCharsets.US_ASCII);
-    /** The JDK's own packages: never application code. The agent's are {@link AgentClasses#isOurs}. */
-    private static final String[] JDK = {"java/", "javax/", "jdk/", "sun/", "com/sun/"};
+    /**
+     * Never application code: the JDK's packages, and the qv4j API's, which the application loader
+     * defines (some thirty classes at the first plan, each a constant pool to walk). The agent's
+     * own are {@link AgentClasses#isOurs}.
+     */
+    private static final String[] NEVER = {"java/", "javax/", "jdk/", "sun/", "com/sun/", "io/qv4j/api/", "io/qv4j/split/", "io/qv4j/topology/",
+        "io/qv4j/partition/"};
 
     private static final List<HookMethod> HOOKS = List.of(
             new HookMethod(QvHooks.PLACEMENT_ENTER_HOOK, QvHooks.ID_HOOK),
@@ -60,7 +65,7 @@ public final class AnnotationTransformer implements ClassFileTransformer {
         // transformer that loads a class of the agent while the agent's loader defines one (the
         // class itself, through this very hook) has the loader define it twice
         if (loader == null || loader == OWN_LOADER || className == null || bytes == null) return null;
-        for (String s : JDK) if (className.startsWith(s)) return null;
+        for (String s : NEVER) if (className.startsWith(s)) return null;
         if (AgentClasses.isOurs(className)) return null;
         if (!mentions(bytes)) return null;
         try {

@@ -39,6 +39,8 @@ final class AgentClassLoader extends ClassLoader {
     static final String PREFIX = "inst/";
     static final String CLASS_SUFFIX = ".classdata";
     static final String OWN_CLASSES = PREFIX + "qv4j-classes.bin";
+    /** What the JDK reads through its stack buffer, without a malloc. */
+    private static final int READ_CHUNK = 8192;
 
     static {
         registerAsParallelCapable();
@@ -100,12 +102,13 @@ final class AgentClassLoader extends ClassLoader {
             try {
                 JarEntry e = jar.getJarEntry(OWN_CLASSES);
                 if (e != null && e.getSize() > 0 && e.getSize() < Integer.MAX_VALUE) {
-                    // one array of the entry's size: readNBytes would gather it in 8 KiB pieces and
-                    // copy them, twice the memory a cold start must fault in
+                    // One array of the entry's size, filled 8 KiB at a time: readNBytes gathers
+                    // pieces and copies them, and a larger read has the JDK's native code malloc a
+                    // buffer of that size; either is memory a cold start must fault in again.
                     byte[] all = new byte[(int) e.getSize()];
                     try (InputStream in = jar.getInputStream(e)) {
                         for (int n = 0, r; n < all.length; n += r) {
-                            r = in.read(all, n, all.length - n);
+                            r = in.read(all, n, Math.min(READ_CHUNK, all.length - n));
                             if (r < 0) throw new IOException(OWN_CLASSES + " is shorter than its entry says");
                         }
                     }

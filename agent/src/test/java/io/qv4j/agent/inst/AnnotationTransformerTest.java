@@ -222,4 +222,16 @@ class AnnotationTransformerTest {
             }
         }.define();
     }
+
+    @Test
+    void theApisAndTheJdksOwnClassesAreNeverParsedEvenWhenTheyNameTheAnnotations() throws Exception {
+        byte[] annotated = Bytecode.classBytes(SAMPLE);
+        AnnotationTransformer t = new AnnotationTransformer(TEMPLATE_HOOKS);
+        ClassLoader app = ClassLoader.getSystemClassLoader();
+        assertNotNull(t.transform(app, "com/acme/Sample", null, null, annotated), "an application class with the annotations is instrumented");
+        for (String name : new String[] {"io/qv4j/api/Scope", "io/qv4j/split/Pieces", "io/qv4j/topology/CpuSet", "io/qv4j/partition/Partition",
+            "javax/swing/JFrame", "jdk/internal/Foo"}) {
+            assertNull(t.transform(app, name, null, null, annotated), name);
+        }
+    }
 }
