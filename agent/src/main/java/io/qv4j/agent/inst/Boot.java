@@ -1,5 +1,7 @@
 package io.qv4j.agent.inst;
 
+import io.qv4j.agent.log.Log;
+
 import java.io.IOException;
 import java.io.InputStream;
 import java.lang.instrument.Instrumentation;
@@ -41,7 +43,9 @@ public final class Boot {
         byte[] renamed = hit != null ? hit.bytes() : HookRewriter.rename(template, TEMPLATE, target);
         if (hit == null) cache.put(target, template, renamed, "");
         Module javaBase = Object.class.getModule();
-        inst.redefineModule(javaBase, Set.of(), Map.of(),
+        inst.redefineModule(javaBase, Set.of(),
+                // the JVM's own answer to "is an AOT cache being written?" (see writingAotCache)
+                Map.of("jdk.internal.misc", Set.of(Boot.class.getModule())),
                 Map.of("java.util.concurrent", Set.of(Boot.class.getModule()),
                         // a started thread's Runnable is read to tell pool workers from plain threads
                         "java.lang", Set.of(Boot.class.getModule())), Set.of(), Map.of());
@@ -60,15 +64,37 @@ public final class Boot {
         if (catchUp) hooks.getField("catchUp").set(null, true);
         HookTransformer t = new HookTransformer(HOOKS.replace('.', '/'), cache);
         inst.addTransformer(t, true);
+        boolean aot = writingAotCache();
         List<Class<?>> again = new ArrayList<>();
         for (String name : HookTransformer.TARGETS) {
             String dotted = name.replace('/', '.');
+            if (aot && name.equals(HookTransformer.THREAD)) continue;
             Class<?> c = Class.forName(dotted, false, null);
             if (!t.done().containsKey(dotted)) again.add(c);
+        }
+        if (aot) {
+            Log.info("this JVM writes an AOT cache (a training run): java.lang.Thread is left as it is, since JDK 25 crashes writing the cache "
+                    + "after a redefinition of Thread; in this run plain threads (Netty, Tomcat, Jetty, thread rules) are not placed, pools are");
         }
         if (!again.isEmpty()) inst.retransformClasses(again.toArray(new Class<?>[0]));
         if (t.failure() != null) throw new IllegalStateException("instrumenting failed", t.failure());
         return t;
+    }
+
+    /**
+     * Whether this JVM is a training run that writes an AOT cache (JDK 24+: {@code -XX:AOTMode=record},
+     * {@code -XX:AOTCacheOutput}). Asked of the JVM itself ({@code jdk.internal.misc.CDS}), not read
+     * from the command line, which options files and environment variables also feed.
+     */
+    static boolean writingAotCache() {
+        // A training run maps no archive, so its java.vm.info lacks "sharing": the usual run is
+        // answered without the reflective call (on JDK 25 its first use spins method handles).
+        if (Runtime.version().feature() < 24 || System.getProperty("java.vm.info", "").contains("sharing")) return false;
+        try {
+            return (Boolean) Class.forName("jdk.internal.misc.CDS").getMethod("isDumpingStaticArchive").invoke(null);
+        } catch (ReflectiveOperationException | RuntimeException | LinkageError unknown) {
+            return false;
+        }
     }
 
     /** Sets the catch-up flag of an installed hook class. */

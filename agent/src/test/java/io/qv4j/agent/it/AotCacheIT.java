@@ -1,0 +1,80 @@
+package io.qv4j.agent.it;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.jar.JarEntry;
+import java.util.jar.JarOutputStream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * JDK 25's AOT cache with the agent: a training run ({@code -XX:AOTCacheOutput}) under the agent
+ * ends normally and writes the cache (JDK 25 crashed writing it after the agent had redefined
+ * {@code java.lang.Thread}), and a run from that cache under the agent places its pool.
+ */
+class AotCacheIT {
+
+    /** The JDK 25 of {@link Jvm#javas()}, or null. */
+    private static Path jdk25() throws Exception {
+        for (Path java : Jvm.javas()) {
+            Jvm.Result v = Jvm.run(List.of(java.toString(), "-version"));
+            if (v.stderr().contains("version \"25")) return java;
+        }
+        return null;
+    }
+
+    /** The AOT cache takes class paths of jars only. */
+    private static Path appJar(Path dir) throws Exception {
+        Path jar = dir.resolve("app.jar");
+        try (JarOutputStream out = new JarOutputStream(Files.newOutputStream(jar))) {
+            out.putNextEntry(new JarEntry("io/qv4j/testapps/PoolApp.class"));
+            out.write(Files.readAllBytes(Path.of("target/test-classes/io/qv4j/testapps/PoolApp.class")));
+            out.closeEntry();
+        }
+        return jar;
+    }
+
+    private static Jvm.Result run(Path java, String aotOption, Path app, Path dir) throws Exception {
+        List<String> cmd = new ArrayList<>(List.of("env", "XDG_CACHE_HOME=" + dir.resolve("cache"), java.toString(), aotOption,
+                "-XX:ErrorFile=" + dir.resolve("hs_err_%p.log"), "--enable-native-access=ALL-UNNAMED",
+                "-javaagent:" + Jvm.agentJar() + "=split-at=core,color=spread,verbose=true,claims-dir=" + Files.createTempDirectory(dir, "claims"),
+                "-cp", app.toString(), "io.qv4j.testapps.PoolApp", "fixed", "2"));
+        return Jvm.run(cmd);
+    }
+
+    @Test
+    void aTrainingRunUnderTheAgentWritesTheCacheAndARunFromItPlacesThePool(@TempDir Path dir) throws Exception {
+        Path java = jdk25();
+        assumeTrue(java != null, "a JDK 25 under /usr/lib/jvm");
+        Path app = appJar(dir);
+        Path aot = dir.resolve("app.aot");
+        Jvm.Result training = run(java, "-XX:AOTCacheOutput=" + aot, app, dir);
+        assertEquals(0, training.exitCode(), training.toString());
+        assertTrue(training.stderr().contains("qv: this JVM writes an AOT cache"), training.stderr());
+        assertTrue(Files.size(aot) > 0, "the cache is written");
+        try (var s = Files.list(dir)) {
+            assertFalse(s.anyMatch(p -> p.getFileName().toString().startsWith("hs_err")), "no JVM crash");
+        }
+        Jvm.Result fromCache = run(java, "-XX:AOTCache=" + aot, app, dir);
+        assertEquals(0, fromCache.exitCode(), fromCache.toString());
+        assertFalse(fromCache.stderr().contains("writes an AOT cache"), fromCache.stderr());
+        assertTrue(fromCache.stderr().contains("java.lang.Thread=run"), "a normal run hooks Thread: " + fromCache.stderr());
+        List<String> masks = new ArrayList<>();
+        for (String line : fromCache.stdout().split("\n")) {
+            if (line.startsWith("thread ")) masks.add(line.substring(line.indexOf("cpus=") + 5));
+        }
+        assertEquals(2, masks.size(), fromCache.stdout());
+        Allowed all = Allowed.unrestricted();
+        if (all.cores().size() >= 2) assertEquals(2, Set.copyOf(masks).size(), "one core each: " + masks);
+        else assertEquals(List.of(all.allowed(), all.allowed()), masks);
+    }
+}
