@@ -1,7 +1,6 @@
 package io.qv4j.agent.launch;
 
 import java.lang.instrument.Instrumentation;
-import java.lang.reflect.InvocationTargetException;
 import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -16,7 +15,22 @@ import java.security.CodeSource;
  */
 public final class AgentLauncher {
 
+    /**
+     * The agent's entry points, as its own class loader defines them ({@code io.qv4j.agent.Entry}):
+     * the class registers itself when initialized, so the hand-over needs no reflective call (on
+     * JDK 18 and later each first one spins method handles, milliseconds of a cold start).
+     */
+    public interface Entry {
+        void premain(String args, Instrumentation inst);
+
+        void agentmain(String args, Instrumentation inst);
+
+        void main(String[] args) throws Exception;
+    }
+
+    private static final String ENTRY = "io.qv4j.agent.Entry";
     private static ClassLoader loader;
+    private static volatile Entry entry;
 
     private AgentLauncher() {
     }
@@ -24,27 +38,34 @@ public final class AgentLauncher {
     /** Never throws: an exception escaping premain kills the JVM. */
     public static void premain(String args, Instrumentation inst) {
         try {
-            invoke("io.qv4j.agent.QvAgent", "premain", new Class<?>[] {String.class, Instrumentation.class}, args, inst);
+            entry().premain(args, inst);
         } catch (Throwable t) {
             System.err.println("qv: agent disabled: " + t);
         }
     }
 
     /** A failure here (strict=true) reaches the tool that attached the agent. */
-    public static void agentmain(String args, Instrumentation inst) throws Throwable {
-        invoke("io.qv4j.agent.QvAgent", "agentmain", new Class<?>[] {String.class, Instrumentation.class}, args, inst);
+    public static void agentmain(String args, Instrumentation inst) throws Exception {
+        entry().agentmain(args, inst);
     }
 
-    public static void main(String[] args) throws Throwable {
-        invoke("io.qv4j.agent.cli.Main", "main", new Class<?>[] {String[].class}, (Object) args);
+    public static void main(String[] args) throws Exception {
+        entry().main(args);
     }
 
-    private static void invoke(String className, String method, Class<?>[] types, Object... args) throws Throwable {
+    /** Called by {@code io.qv4j.agent.Entry}'s static initializer; ignored from anywhere but the agent's own loader. */
+    public static void register(Entry e) {
         try {
-            Class.forName(className, true, loader()).getMethod(method, types).invoke(null, args);
-        } catch (InvocationTargetException e) {
-            throw e.getCause();
+            if (e != null && e.getClass().getClassLoader() == loader()) entry = e;
+        } catch (Exception cannot) {
+            // no loader: nothing registers
         }
+    }
+
+    private static Entry entry() throws Exception {
+        if (entry == null) Class.forName(ENTRY, true, loader());
+        if (entry == null) throw new IllegalStateException(ENTRY + " did not register");
+        return entry;
     }
 
     /**
