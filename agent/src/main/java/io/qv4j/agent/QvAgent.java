@@ -2,6 +2,7 @@ package io.qv4j.agent;
 
 import io.qv4j.agent.bind.Binder;
 import io.qv4j.agent.bind.Binders;
+import io.qv4j.agent.boot.AgentThread;
 import io.qv4j.agent.config.Config;
 import io.qv4j.agent.config.OptionException;
 import io.qv4j.agent.config.Options;
@@ -85,9 +86,7 @@ public final class QvAgent {
             // the hooks go in. No lambdas or indy string concatenation on the start-up path: each
             // costs milliseconds cold.
             Init init = new Init(o);
-            Thread background = new Thread(init, "qv-init");
-            background.setDaemon(true);
-            background.start();
+            new AgentThread("qv-init", init).start();
             Placer p = init.build(config);
             Dispatcher d = new Dispatcher(p, attached);
             long tOpts = System.nanoTime();
@@ -104,13 +103,12 @@ public final class QvAgent {
                 }
             }, args, attached);
             if (o.report() != null) {
-                Thread hook = new Thread(new Runnable() {
+                Runtime.getRuntime().addShutdownHook(new AgentThread("qv-report", new Runnable() {
                     @Override
                     public void run() {
                         writeReport(p, o.report());
                     }
-                }, "qv-report");
-                Runtime.getRuntime().addShutdownHook(hook);
+                }));
             }
             Log.debug("premain " + (System.nanoTime() - t0) / 1000 + " us (options " + (tOpts - t0) / 1000 + " us, hooks " + (tHooks - tOpts) / 1000 + " us); agent on: "
                     + o.policy() + ", bind=" + o.bind().word() + ", hooks " + t.done() + " (" + t.source() + ")" + (config.rules().isEmpty() ? "" : ", " + config.rules().list().size() + " rules"));

@@ -1,5 +1,6 @@
 package io.qv4j.agent.live;
 
+import io.qv4j.agent.boot.AgentThread;
 import io.qv4j.agent.log.Log;
 import io.qv4j.agent.place.PlacementEvents;
 import io.qv4j.agent.place.Pool;
@@ -67,8 +68,7 @@ public final class Live implements Runnable {
 
     private static void begin() {
         if (thread != null) return;
-        Thread t = new Thread(new Live(), "qv-status");
-        t.setDaemon(true);
+        Thread t = new AgentThread("qv-status", new Live());
         thread = t;
         dirty = true;
         t.start();

@@ -1,5 +1,7 @@
 package io.qv4j.agent.node;
 
+import io.qv4j.agent.boot.AgentThread;
+
 import java.io.File;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -22,7 +24,7 @@ final class KeepFresh {
      * code); anything it throws stays in it.
      */
     static void start(Claims claims) {
-        Thread t = new Thread(null, new Runnable() { // no lambda: cold invokedynamic costs milliseconds
+        new AgentThread("qv-claims", new Runnable() { // no lambda: cold invokedynamic costs milliseconds
             @Override
             public void run() {
                 for (;;) {
@@ -36,9 +38,7 @@ final class KeepFresh {
                     }
                 }
             }
-        }, "qv-claims", 0, false);
-        t.setDaemon(true);
-        t.start();
+        }).start();
     }
 
     /**

@@ -1,5 +1,6 @@
 package io.qv4j.agent.node;
 
+import io.qv4j.agent.boot.AgentThread;
 import io.qv4j.agent.log.Log;
 import io.qv4j.topology.CpuSet;
 
@@ -172,12 +173,12 @@ final class OpenHftLocks {
         if (!hft.isEmpty() && !exitHook) {
             exitHook = true;
             try {
-                Runtime.getRuntime().addShutdownHook(new Thread(new Runnable() { // no lambda: cold invokedynamic costs milliseconds
+                Runtime.getRuntime().addShutdownHook(new AgentThread("qv-claims-exit", new Runnable() { // no lambda: cold invokedynamic costs milliseconds
                     @Override
                     public void run() {
                         releaseAll();
                     }
-                }, "qv-claims-exit"));
+                }));
             } catch (IllegalStateException | SecurityException e) {
                 // exiting already: the files stay, unlocked, as OpenHFT's do
             }

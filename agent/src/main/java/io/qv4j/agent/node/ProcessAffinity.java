@@ -1,6 +1,7 @@
 package io.qv4j.agent.node;
 
 import io.qv4j.agent.bind.NativeAffinity;
+import io.qv4j.agent.boot.AgentThread;
 import io.qv4j.agent.log.Log;
 import io.qv4j.topology.CpuSet;
 
@@ -65,7 +66,7 @@ public final class ProcessAffinity {
 
     /** One more pass after {@code millis}, on a daemon thread, for threads made meanwhile by threads bound elsewhere. */
     public void resweepLater(long millis) {
-        Thread t = new Thread(new Runnable() {
+        new AgentThread("qv-resweep", new Runnable() {
             @Override
             public void run() {
                 try {
@@ -75,9 +76,7 @@ public final class ProcessAffinity {
                     // best effort
                 }
             }
-        }, "qv-resweep");
-        t.setDaemon(true);
-        t.start();
+        }).start();
     }
 
     public synchronized int bound() {

@@ -1,5 +1,6 @@
 package io.qv4j.agent.place;
 
+import io.qv4j.agent.boot.AgentThread;
 import io.qv4j.agent.log.Log;
 import io.qv4j.agent.config.RebalanceOptions;
 import io.qv4j.api.Scope;
@@ -61,9 +62,7 @@ public final class Rebalancer implements Runnable {
             }
             if (!mx.isThreadCpuTimeEnabled()) mx.setThreadCpuTimeEnabled(true);
             Rebalancer r = new Rebalancer(placer, options, mx);
-            Thread t = new Thread(r, "qv-rebalance");
-            t.setDaemon(true);
-            t.start();
+            new AgentThread("qv-rebalance", r).start();
             return r;
         } catch (Throwable t) {
             Log.info("rebalance: cannot start (" + t + "): rebalancing is off");
