@@ -32,13 +32,15 @@ import java.util.zip.ZipFile;
  * <p>The agent's own classes come from {@code inst/qv4j-classes.bin}, all of them in one stored
  * entry read at the first class load: reading the hundred-odd classes of a start one entry at a
  * time cost a cold JVM about 30 ms. That copy is held softly; when the collector has taken it,
- * classes come from their own entries, as the dependencies' always do.
+ * classes come from their own entries. The dependencies' classes have no entries: each is read at
+ * its offset in the stored {@code inst/qv4j-libs.bin}, whose index is read at the first of them.
  */
 final class AgentClassLoader extends ClassLoader {
 
     static final String PREFIX = "inst/";
     static final String CLASS_SUFFIX = ".classdata";
     static final String OWN_CLASSES = PREFIX + "qv4j-classes.bin";
+    static final String LIBRARY_CLASSES = PREFIX + "qv4j-libs.bin";
     /** What the JDK reads through its stack buffer, without a malloc. */
     private static final int READ_CHUNK = 8192;
 
@@ -52,6 +54,8 @@ final class AgentClassLoader extends ClassLoader {
     /** Binary name → {offset, length} in {@link #ownBytes}; null until the first class load. */
     private volatile Map<String, int[]> own;
     private volatile SoftReference<byte[]> ownBytes = new SoftReference<>(null);
+    /** Binary name → {offset, length} in {@link #LIBRARY_CLASSES}, offsets from its start; null until first needed. */
+    private volatile Map<String, int[]> libs;
 
     private AgentClassLoader(JarFile jar, URL location, ClassLoader parent) {
         super("qv4j-agent", parent);
@@ -102,15 +106,9 @@ final class AgentClassLoader extends ClassLoader {
             try {
                 JarEntry e = jar.getJarEntry(OWN_CLASSES);
                 if (e != null && e.getSize() > 0 && e.getSize() < Integer.MAX_VALUE) {
-                    // One array of the entry's size, filled 8 KiB at a time: readNBytes gathers
-                    // pieces and copies them, and a larger read has the JDK's native code malloc a
-                    // buffer of that size; either is memory a cold start must fault in again.
-                    byte[] all = new byte[(int) e.getSize()];
+                    byte[] all;
                     try (InputStream in = jar.getInputStream(e)) {
-                        for (int n = 0, r; n < all.length; n += r) {
-                            r = in.read(all, n, Math.min(READ_CHUNK, all.length - n));
-                            if (r < 0) throw new IOException(OWN_CLASSES + " is shorter than its entry says");
-                        }
+                        all = readFully(in, (int) e.getSize());
                     }
                     for (int i = 0; i + 4 <= all.length; ) {
                         int nameLength = readInt(all, i);
@@ -131,6 +129,61 @@ final class AgentClassLoader extends ClassLoader {
         }
     }
 
+    /** Reads the index of {@link #LIBRARY_CLASSES} once; an empty one when the jar has none or it cannot be read. */
+    private Map<String, int[]> libraryIndex() {
+        Map<String, int[]> index = libs;
+        if (index != null) return index;
+        synchronized (this) {
+            if (libs != null) return libs;
+            index = new HashMap<>();
+            JarEntry e = jar.getJarEntry(LIBRARY_CLASSES);
+            if (e != null) {
+                try (InputStream in = jar.getInputStream(e)) {
+                    byte[] ix = readFully(in, readInt(readFully(in, 4), 0));
+                    int dataStart = 4 + ix.length;
+                    for (int i = 0; i + 4 <= ix.length; ) {
+                        int nameLength = readInt(ix, i);
+                        String name = new String(ix, i + 4, nameLength, StandardCharsets.UTF_8);
+                        int offset = readInt(ix, i + 4 + nameLength);
+                        int length = readInt(ix, i + 8 + nameLength);
+                        if (offset < 0 || length < 0 || (long) dataStart + offset + length > e.getSize()) throw new IOException(LIBRARY_CLASSES + " is damaged");
+                        index.put(name, new int[] {dataStart + offset, length});
+                        i += 12 + nameLength;
+                    }
+                } catch (IOException | RuntimeException unreadable) {
+                    index = new HashMap<>(); // what needs the dependencies fails as it would without them
+                }
+            }
+            libs = index;
+            return index;
+        }
+    }
+
+    /** The bytes of a dependency's class, read at its offset; null when the jar holds no such class. */
+    private byte[] libraryClass(String name) throws IOException {
+        int[] at = libraryIndex().get(name);
+        if (at == null) return null;
+        try (InputStream in = jar.getInputStream(jar.getJarEntry(LIBRARY_CLASSES))) {
+            in.skipNBytes(at[0]);
+            return readFully(in, at[1]);
+        }
+    }
+
+    /**
+     * Exactly {@code n} bytes into one array, 8 KiB at a time: readNBytes gathers pieces and copies
+     * them, and a larger read has the JDK's native code malloc a buffer of that size; either is
+     * memory a cold start must fault in again.
+     */
+    private static byte[] readFully(InputStream in, int n) throws IOException {
+        if (n < 0) throw new IOException("a negative length");
+        byte[] b = new byte[n];
+        for (int done = 0, r; done < n; done += r) {
+            r = in.read(b, done, Math.min(READ_CHUNK, n - done));
+            if (r < 0) throw new IOException("ends early");
+        }
+        return b;
+    }
+
     private static int readInt(byte[] b, int i) {
         return (b[i] & 0xff) << 24 | (b[i + 1] & 0xff) << 16 | (b[i + 2] & 0xff) << 8 | (b[i + 3] & 0xff);
     }
@@ -147,8 +200,18 @@ final class AgentClassLoader extends ClassLoader {
         Class<?> c = fromOwn(name);
         if (c != null) return c;
         // java.* is the boot loader's alone: no lookup in the jar for the JDK classes the agent uses
-        JarEntry e = name.startsWith("java.") ? null : jar.getJarEntry(PREFIX + name.replace('.', '/') + CLASS_SUFFIX);
-        return e == null ? null : define(name, e);
+        if (name.startsWith("java.")) return null;
+        JarEntry e = jar.getJarEntry(PREFIX + name.replace('.', '/') + CLASS_SUFFIX);
+        if (e != null) return define(name, e);
+        byte[] bytes;
+        try {
+            bytes = libraryClass(name);
+        } catch (IOException x) {
+            throw new ClassNotFoundException(name, x);
+        }
+        if (bytes == null) return null;
+        definePackageOf(name);
+        return defineClass(name, bytes, 0, bytes.length, domain);
     }
 
     private Class<?> define(String name, JarEntry e) throws ClassNotFoundException {
@@ -217,6 +280,14 @@ final class AgentClassLoader extends ClassLoader {
             int[] at = ownIndex().get(name.substring(0, name.length() - 6).replace('/', '.'));
             byte[] all = at == null ? null : ownBytes.get();
             if (all != null) return new ByteArrayInputStream(all, at[0], at[1]);
+        }
+        if (name.endsWith(".class")) {
+            try {
+                byte[] lib = libraryClass(name.substring(0, name.length() - 6).replace('/', '.'));
+                if (lib != null) return new ByteArrayInputStream(lib);
+            } catch (IOException x) {
+                return null;
+            }
         }
         JarEntry e = entry(name);
         if (e == null) return getParent().getResourceAsStream(name);

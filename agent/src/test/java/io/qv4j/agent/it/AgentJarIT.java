@@ -3,6 +3,7 @@ package io.qv4j.agent.it;
 import io.qv4j.agent.bind.Elf;
 import org.junit.jupiter.api.Test;
 
+import java.io.ByteArrayInputStream;
 import java.io.DataInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -13,7 +14,9 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.jar.Attributes;
 import java.util.jar.JarEntry;
@@ -58,8 +61,97 @@ class AgentJarIT {
         assertTrue(strays.isEmpty(), "classes the application could load: " + strays.subList(0, Math.min(20, strays.size())));
         assertTrue(names().contains("io/qv4j/api/Platform.class"));
         assertTrue(names().contains("inst/io/qv4j/agent/QvAgent.classdata"));
-        assertTrue(names().contains("inst/com/sun/jna/Native.classdata"));
-        assertTrue(hidden > 1000, hidden + " hidden classes");
+        assertTrue(libraryClasses().containsKey("com.sun.jna.Native"));
+        assertTrue(hidden + libraryClasses().size() > 1000, hidden + " hidden classes and " + libraryClasses().size() + " in the libraries' entry");
+    }
+
+    /** The index of {@code inst/qv4j-libs.bin}: binary name → the class's bytes, read at its offset. */
+    private static Map<String, byte[]> libraryClasses() throws IOException {
+        Map<String, byte[]> out = new TreeMap<>();
+        try (JarFile jar = new JarFile(Jvm.agentJar().toFile())) {
+            JarEntry e = jar.getJarEntry("inst/qv4j-libs.bin");
+            assertNotNull(e);
+            assertEquals(ZipEntry.STORED, e.getMethod(), "stored, so that a class is read at its offset");
+            byte[] all;
+            try (InputStream in = jar.getInputStream(e)) {
+                all = in.readAllBytes();
+            }
+            DataInputStream ix = new DataInputStream(new ByteArrayInputStream(all));
+            int indexLength = ix.readInt();
+            for (int read = 0; read < indexLength; ) {
+                byte[] name = new byte[ix.readInt()];
+                ix.readFully(name);
+                int offset = ix.readInt();
+                int length = ix.readInt();
+                read += 12 + name.length;
+                String binary = new String(name, StandardCharsets.UTF_8);
+                assertFalse(out.containsKey(binary), "twice: " + binary);
+                out.put(binary, Arrays.copyOfRange(all, 4 + indexLength + offset, 4 + indexLength + offset + length));
+            }
+        }
+        return out;
+    }
+
+    /**
+     * The dependencies' classes are in {@code inst/qv4j-libs.bin}, each a whole class file at its
+     * offset, and not entries of their own: every start reads the jar's directory, which they made
+     * seven times longer. The agent's own classes keep their entries (the fallback of their stored copy).
+     */
+    @Test
+    void dependencyClassesAreInTheLibrariesEntryNotEntriesOfTheirOwn() throws Exception {
+        Map<String, byte[]> libs = libraryClasses();
+        for (String g : List.of("io.qv4j.shaded.bytebuddy.", "io.qv4j.shaded.oshi.", "io.qv4j.shaded.openhft.", "io.qv4j.shaded.slf4j.", "com.sun.jna.")) {
+            assertTrue(libs.keySet().stream().anyMatch(c -> c.startsWith(g)), g);
+        }
+        for (Map.Entry<String, byte[]> c : libs.entrySet()) {
+            byte[] b = c.getValue();
+            assertTrue(b.length > 4 && (b[0] & 0xff) == 0xca && (b[1] & 0xff) == 0xfe && (b[2] & 0xff) == 0xba && (b[3] & 0xff) == 0xbe, c.getKey());
+            assertFalse(c.getKey().startsWith("io.qv4j.") && !c.getKey().startsWith("io.qv4j.shaded."), "an own class among the libraries: " + c.getKey());
+        }
+        List<String> entries = names();
+        for (String n : entries) {
+            Matcher m = HIDDEN_CLASS.matcher(n);
+            if (m.matches()) assertFalse(libs.containsKey(m.group(2).replace('/', '.')), "also an entry: " + n);
+        }
+        assertTrue(entries.size() < 400, entries.size() + " entries");
+    }
+
+    /**
+     * Without the JNI library the agent binds through OpenHFT and JNA, whose classes come from the
+     * libraries' entry (and JNA's native library from its own entry), on every JDK here.
+     */
+    @Test
+    void withoutTheJniLibraryTheJnaFallbackLoadsFromTheLibrariesEntryAndBinds() throws Exception {
+        Path jar = Files.createTempFile("qv-nojni", ".jar");
+        try (JarFile in = new JarFile(Jvm.agentJar().toFile());
+             JarOutputStream out = new JarOutputStream(Files.newOutputStream(jar))) {
+            for (JarEntry e : Collections.list(in.entries())) {
+                if (e.getName().startsWith("inst/io/qv4j/agent/bind/native/")) continue;
+                JarEntry copy = new JarEntry(e.getName());
+                if (e.getMethod() == ZipEntry.STORED) {
+                    copy.setMethod(ZipEntry.STORED);
+                    copy.setSize(e.getSize());
+                    copy.setCrc(e.getCrc());
+                }
+                out.putNextEntry(copy);
+                try (InputStream s = in.getInputStream(e)) {
+                    s.transferTo(out);
+                }
+                out.closeEntry();
+            }
+        }
+        try {
+            for (Path java : Jvm.javas()) {
+                Jvm.App run = Jvm.app(java, jar, List.of(), List.of(), "split-at=core,color=spread", List.of("target/test-classes"),
+                        "io.qv4j.testapps.PoolApp", Set.of("thread"), "fixed", "2");
+                assertEquals(0, run.result().exitCode(), run.result().toString());
+                assertEquals("openhft LinuxJNAAffinity", ((Map<?, ?>) run.report().get("agent")).get("binder"), java + ": " + run.report());
+                assertEquals(2, run.cpus().size(), run.result().toString());
+                if (Allowed.unrestricted().cores().size() >= 2) assertEquals(2, Set.copyOf(run.cpus().values()).size(), "a core each: " + run.cpus());
+            }
+        } finally {
+            Files.delete(jar);
+        }
     }
 
     /** The launcher, or an API class: ours, not shaded, and not one of the agent's own (target/classes). */
@@ -84,7 +176,7 @@ class AgentJarIT {
     /** Every class the jar hides, asked for by name from application code under -javaagent. */
     @Test
     void applicationCodeCannotLoadWhatTheJarCarries() throws Exception {
-        Set<String> hidden = new TreeSet<>();
+        Set<String> hidden = new TreeSet<>(libraryClasses().keySet());
         for (String n : names()) {
             Matcher m = HIDDEN_CLASS.matcher(n);
             if (m.matches()) hidden.add(m.group(2).replace('/', '.'));
@@ -103,7 +195,7 @@ class AgentJarIT {
                 assertFalse(out.contains("visible "), java + ": application code loaded hidden classes:\n" + out);
                 // the API is visible and finds the live platform through the launcher
                 assertTrue(out.contains("platform io.qv4j.agent.launch.AgentPlatform "), out);
-                assertEquals("native", ((java.util.Map<?, ?>) run.report().get("agent")).get("binder"), java + ": " + run.report());
+                assertEquals("native", ((Map<?, ?>) run.report().get("agent")).get("binder"), java + ": " + run.report());
             }
         } finally {
             Files.delete(list);

@@ -86,6 +86,12 @@ public final class Jvm {
      */
     public static App app(Path java, List<String> prefix, List<String> jvmArgs, String agentArgs, List<String> classpath,
                           String main, Set<String> kinds, String... args) throws IOException, InterruptedException {
+        return app(java, agentJar(), prefix, jvmArgs, agentArgs, classpath, main, kinds, args);
+    }
+
+    /** {@link #app(Path, List, List, String, List, String, Set, String...)} with another agent jar. */
+    public static App app(Path java, Path agent, List<String> prefix, List<String> jvmArgs, String agentArgs, List<String> classpath,
+                          String main, Set<String> kinds, String... args) throws IOException, InterruptedException {
         Path report = Files.createTempFile("qv-report", ".json");
         Files.delete(report);
         List<String> cmd = new ArrayList<>(prefix);
@@ -96,7 +102,7 @@ public final class Jvm {
             // node-wide claims in a directory of this run's own, unless the test is about claims:
             // other JVMs on a shared machine (builds, tests) must not change what this one plans
             String claims = agentArgs.contains("claims") ? "" : "claims-dir=" + Files.createTempDirectory("qv-claims") + ",";
-            cmd.add("-javaagent:" + agentJar() + "=" + agentArgs + (agentArgs.isEmpty() ? "" : ",") + claims + "report=" + report);
+            cmd.add("-javaagent:" + agent + "=" + agentArgs + (agentArgs.isEmpty() ? "" : ",") + claims + "report=" + report);
         }
         cmd.add("-cp");
         cmd.add(String.join(File.pathSeparator, classpath));
