@@ -40,13 +40,31 @@ public final class TopologyCache {
     private static final String MAGIC = "qv4j-topology 1";
     private static final String SOURCE = "live";
 
+    /** Where the live state comes from: {@link SysfsReader#liveState}, or a test's. */
+    interface States {
+        SysfsReader.LiveState read(boolean cpuid);
+    }
+
+    private static final States LIVE = new States() { // no method reference: cold invokedynamic costs milliseconds
+        @Override
+        public SysfsReader.LiveState read(boolean cpuid) {
+            return SysfsReader.liveState(cpuid);
+        }
+    };
+
     private final Path dir;
     private final String buildId;
+    private final States states;
     private boolean hit;
 
     TopologyCache(Path dir, String buildId) {
+        this(dir, buildId, LIVE);
+    }
+
+    TopologyCache(Path dir, String buildId, States states) {
         this.dir = dir;
         this.buildId = buildId;
+        this.states = states;
     }
 
     /** The cache for this agent build in the per-user directory; one that never holds anything where there is none. */
@@ -63,7 +81,8 @@ public final class TopologyCache {
     /** The live machine as {@link SysfsReader#live(Cpuid)} reads it, from the cache where an earlier start kept it. */
     public Topology live(Cpuid cpuid) {
         hit = false;
-        SysfsReader.LiveState state = dir == null ? null : SysfsReader.liveState(cpuid != null && cpuid.unavailable() == null);
+        boolean asksCpuid = cpuid != null && cpuid.unavailable() == null;
+        SysfsReader.LiveState state = state(asksCpuid);
         if (state == null) return SysfsReader.live(cpuid);
         String key = buildId + '\n' + state.fingerprint();
         Path file = dir.resolve(fileName(key));
@@ -75,7 +94,7 @@ public final class TopologyCache {
         }
         t = SysfsReader.live(cpuid);
         // kept only when nothing changed during the reading (the allowed set above all)
-        SysfsReader.LiveState after = SysfsReader.liveState(cpuid != null && cpuid.unavailable() == null);
+        SysfsReader.LiveState after = state(asksCpuid);
         if (after != null && after.fingerprint().equals(state.fingerprint()) && t.allowed().equals(state.allowed().and(t.online()))) {
             try {
                 UserCache.write(dir, file.getFileName().toString(), encode(t, key));
@@ -85,6 +104,19 @@ public final class TopologyCache {
             }
         }
         return t;
+    }
+
+    /**
+     * The live state, or null where there is no cache directory or the state cannot be read: then
+     * the machine is read as if nothing were kept, never worse than without the cache.
+     */
+    private SysfsReader.LiveState state(boolean asksCpuid) {
+        if (dir == null) return null;
+        try {
+            return states.read(asksCpuid);
+        } catch (RuntimeException unreadable) {
+            return null;
+        }
     }
 
     /** The build id and a CRC-32 of the whole key: the file's content holds the key itself. */

@@ -7,6 +7,7 @@ import io.qv4j.topology.HwObject;
 import io.qv4j.topology.HwType;
 import io.qv4j.topology.Topology;
 import io.qv4j.topology.TopologyBuilder;
+import io.qv4j.topology.TopologyException;
 import io.qv4j.topology.linux.SysfsReader;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -182,5 +183,34 @@ class TopologyCacheTest {
         Topology t = new TopologyBuilder("live").online(CpuSet.of(0)).info("cpu.model", "a\tb").build();
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> TopologyCache.encode(t, KEY));
         assertTrue(e.getMessage().contains("tab"), e.getMessage());
+    }
+
+    @Test
+    void aStateThatCannotBeReadMeansTheMachineIsReadAndNothingKept(@TempDir Path dir) throws Exception {
+        TopologyCache cache = new TopologyCache(dir, "0123456789abcdef", new TopologyCache.States() {
+            @Override
+            public SysfsReader.LiveState read(boolean cpuid) {
+                throw new TopologyException("/sys/class/net: cannot list");
+            }
+        });
+        assertEquals(described(SysfsReader.live()), described(cache.live(null)));
+        assertFalse(cache.hit());
+        assertEquals(0, entries(dir).size());
+    }
+
+    @Test
+    void aMachineThatChangedWhileItWasReadIsNotKept(@TempDir Path dir) throws Exception {
+        SysfsReader.LiveState real = SysfsReader.liveState(false);
+        int[] reads = {0};
+        TopologyCache cache = new TopologyCache(dir, "0123456789abcdef", new TopologyCache.States() {
+            @Override
+            public SysfsReader.LiveState read(boolean cpuid) {
+                // the second look, after the reading, sees another set of network interfaces
+                return reads[0]++ == 0 ? real : new SysfsReader.LiveState(real.fingerprint() + "net eth9\n", real.allowed());
+            }
+        });
+        cache.live(null);
+        assertEquals(2, reads[0], "looked before and after the reading");
+        assertEquals(0, entries(dir).size(), "nothing kept");
     }
 }
