@@ -39,16 +39,18 @@ import java.util.regex.Pattern;
  * the API's too (they come from the qv-api jar with their build's times), so that every build of
  * the same sources makes the same bytes.
  *
- * <p>The agent's own hidden classes are also written, one after the other, into one stored
- * (uncompressed) entry, {@code inst/qv4j-classes.bin}: each as its binary name's length and UTF-8
- * bytes, then its length and bytes (big-endian ints). Reading the hundred-odd classes the agent
- * needs at start one entry at a time costs a cold JVM about 30 ms; this one entry, a few.
- *
- * <p>The dependencies' classes (ByteBuddy's ASM, JNA, OSHI, OpenHFT, SLF4J) get no entries of their
- * own: they are written, behind an index, into one stored entry, {@code inst/qv4j-libs.bin}, from
- * which the agent's class loader reads a class at its offset. The JVM reads the whole directory of
- * the jar at every start (about 8 ms of CPU for the 1,190 entries there were, on JDK 17 and 25
- * alike), and their 850-odd entries were most of it; a normal start loads none of those classes.
+ * <p>Classes are also gathered into two stored (uncompressed) entries of one format: the index's
+ * length, the index (per class its binary name's length and UTF-8 bytes, its offset in the data and
+ * its length; big-endian ints), then the classes' bytes one after another.
+ * <ul>
+ * <li>{@code inst/qv4j-classes.bin}: the agent's own hidden classes, which keep their own entries
+ *     too. Reading the hundred-odd classes the agent needs at start one entry at a time costs a
+ *     cold JVM about 30 ms; this one entry, a few.</li>
+ * <li>{@code inst/qv4j-libs.bin}: the dependencies' classes (ByteBuddy's ASM, JNA, OSHI, OpenHFT,
+ *     SLF4J), which get no entries of their own; the agent's class loader reads one at its offset.
+ *     The JVM reads the whole directory of the jar at every start, and their 850-odd entries were
+ *     most of it; a normal start loads none of those classes.</li>
+ * </ul>
  *
  * <p>Last comes {@code inst/qv4j-build-id}: the SHA-256 of every hidden entry's name and bytes,
  * which names this build of the agent (the agent's cache of rewritten JDK classes is keyed by it).
@@ -69,8 +71,7 @@ public final class IsolateJar {
         int hidden = 0;
         int kept = 0;
         MessageDigest build = MessageDigest.getInstance("SHA-256");
-        ByteArrayOutputStream ownBytes = new ByteArrayOutputStream();
-        DataOutputStream own = new DataOutputStream(ownBytes);
+        List<Object[]> own = new ArrayList<>();
         List<Object[]> libs = new ArrayList<>();
         try (JarFile in = new JarFile(jar.toFile(), false);
              OutputStream file = Files.newOutputStream(tmp);
@@ -116,18 +117,11 @@ public final class IsolateJar {
                 if (!target.equals(name)) {
                     build.update(target.getBytes(StandardCharsets.UTF_8));
                     build.update(data);
-                    if (hiddenClass && !ownClass) libs.add(new Object[] {rest.substring(0, rest.length() - 6).replace('/', '.'), data});
-                    if (ownClass) {
-                        byte[] binary = rest.substring(0, rest.length() - 6).replace('/', '.').getBytes(StandardCharsets.UTF_8);
-                        own.writeInt(binary.length);
-                        own.write(binary);
-                        own.writeInt(data.length);
-                        own.write(data);
-                    }
+                    if (hiddenClass) (ownClass ? own : libs).add(new Object[] {rest.substring(0, rest.length() - 6).replace('/', '.'), data});
                 }
             }
-            if (ownBytes.size() > 0) stored(out, "inst/qv4j-classes.bin", ownBytes.toByteArray(), fixed);
-            if (!libs.isEmpty()) stored(out, "inst/qv4j-libs.bin", libraries(libs), fixed);
+            if (!own.isEmpty()) stored(out, "inst/qv4j-classes.bin", indexed(own), fixed);
+            if (!libs.isEmpty()) stored(out, "inst/qv4j-libs.bin", indexed(libs), fixed);
             if (hidden > 0) {
                 JarEntry id = new JarEntry("inst/qv4j-build-id");
                 if (fixed != null) id.setTimeLocal(fixed);
@@ -155,16 +149,12 @@ public final class IsolateJar {
         out.closeEntry();
     }
 
-    /**
-     * The dependencies' classes as {@code inst/qv4j-libs.bin}: the index's length, the index (per
-     * class its binary name's length and UTF-8 bytes, its offset in the data and its length), then
-     * the classes' bytes one after another.
-     */
-    private static byte[] libraries(List<Object[]> libs) throws IOException {
+    /** Classes ({binary name, bytes}) behind their index, as the class comment describes. */
+    private static byte[] indexed(List<Object[]> classes) throws IOException {
         ByteArrayOutputStream index = new ByteArrayOutputStream();
         DataOutputStream ix = new DataOutputStream(index);
         ByteArrayOutputStream data = new ByteArrayOutputStream();
-        for (Object[] c : libs) {
+        for (Object[] c : classes) {
             byte[] name = ((String) c[0]).getBytes(StandardCharsets.UTF_8);
             byte[] bytes = (byte[]) c[1];
             ix.writeInt(name.length);

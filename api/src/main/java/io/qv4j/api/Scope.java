@@ -153,7 +153,7 @@ public final class Scope {
         if (pieces.count() == 0) {
             // a reader that found no caches says why (caches.note); the level alone would not tell the user
             String note = topology.info().get("caches.note");
-            boolean noCaches = "none".equals(topology.info().get("caches.source")) && (type == HwType.L1 || type == HwType.L2 || type == HwType.L3);
+            boolean noCaches = "none".equals(topology.info().get("caches.source")) && type.isCache();
             throw new IllegalArgumentException("cannot split at " + type.shortName() + ": no " + type.shortName() + " in " + this
                     + (noCaches && note != null ? "; the topology has no caches at all: " + note : ""));
         }

@@ -54,7 +54,7 @@ public final class HwObject {
 
     /** The size of a cache (L1, L2, L3) in bytes; 0 for other objects or when unknown. */
     public long cacheSize() {
-        return type == HwType.L1 || type == HwType.L2 || type == HwType.L3 ? memoryBytes : 0;
+        return type.isCache() ? memoryBytes : 0;
     }
 
     /**

@@ -31,6 +31,11 @@ public enum HwType {
         return shortName;
     }
 
+    /** True for the caches (L1 is the data or unified one), whose objects have a size. */
+    public boolean isCache() {
+        return this == L1 || this == L2 || this == L3;
+    }
+
     /** True for PCI devices (GPU, NIC), which are not part of the CPU tree. */
     public boolean isDevice() {
         return this == GPU || this == NIC;

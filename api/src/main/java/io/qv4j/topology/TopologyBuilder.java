@@ -60,7 +60,7 @@ public final class TopologyBuilder {
 
     /** A cache (L1, L2, L3) of a known size in bytes (0: unknown), as {@link #add} otherwise. */
     public TopologyBuilder cache(HwType level, int osIndex, CpuSet cpuset, long sizeBytes) {
-        if (level != HwType.L1 && level != HwType.L2 && level != HwType.L3) {
+        if (!level.isCache()) {
             throw new IllegalArgumentException("cache() takes L1, L2 or L3, not " + level);
         }
         objects.add(new Pending(level, osIndex, cpuset, Math.max(sizeBytes, 0)));

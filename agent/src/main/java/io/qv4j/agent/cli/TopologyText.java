@@ -76,7 +76,7 @@ final class TopologyText {
         };
         if (o.type() == HwType.PU) return "";
         if (o.type() == HwType.CORE) return n + " L#" + o.logicalIndex() + ":";
-        return n + (o.osIndex() >= 0 && o.type() != HwType.L3 && o.type() != HwType.L2 && o.type() != HwType.L1
+        return n + (o.osIndex() >= 0 && !o.type().isCache()
                 ? " P#" + o.osIndex() : " L#" + o.logicalIndex());
     }
 

@@ -88,41 +88,28 @@ final class AgentClassLoader extends ClassLoader {
 
     /** {@code name} defined from the agent's own classes, or null when it is not one of them (or they are gone). */
     private Class<?> fromOwn(String name) {
-        Map<String, int[]> index = ownIndex();
-        int[] at = index.get(name);
+        int[] at = ownIndex().get(name);
         byte[] all = at == null ? null : ownBytes.get();
-        if (all == null) return null;
-        definePackageOf(name);
-        return defineClass(name, all, at[0], at[1], domain);
+        return all == null ? null : define(name, all, at[0], at[1]);
     }
 
-    /** Reads {@link #OWN_CLASSES} once; an empty index when the jar has none or it cannot be read. */
+    /** Reads {@link #OWN_CLASSES} whole, once; an empty index when the jar has none or it cannot be read. */
     private Map<String, int[]> ownIndex() {
         Map<String, int[]> index = own;
         if (index != null) return index;
         synchronized (this) {
             if (own != null) return own;
-            index = new HashMap<>();
-            try {
-                JarEntry e = jar.getJarEntry(OWN_CLASSES);
-                if (e != null && e.getSize() > 0 && e.getSize() < Integer.MAX_VALUE) {
-                    byte[] all;
-                    try (InputStream in = jar.getInputStream(e)) {
-                        all = readFully(in, (int) e.getSize());
-                    }
-                    for (int i = 0; i + 4 <= all.length; ) {
-                        int nameLength = readInt(all, i);
-                        String name = new String(all, i + 4, nameLength, StandardCharsets.UTF_8);
-                        int length = readInt(all, i + 4 + nameLength);
-                        int start = i + 8 + nameLength;
-                        if (length < 0 || start + length > all.length) throw new IOException(OWN_CLASSES + " is damaged");
-                        index.put(name, new int[] {start, length});
-                        i = start + length;
-                    }
+            index = Map.of();
+            JarEntry e = jar.getJarEntry(OWN_CLASSES);
+            if (e != null && e.getSize() < Integer.MAX_VALUE) {
+                try (InputStream in = jar.getInputStream(e)) {
+                    byte[] all = readFully(in, (int) e.getSize());
+                    int end = 4 + readInt(all, 0);
+                    index = index(all, 4, end, end, all.length);
                     ownBytes = new SoftReference<>(all);
+                } catch (IOException | RuntimeException unreadable) {
+                    // the classes' own entries serve
                 }
-            } catch (IOException | RuntimeException unreadable) {
-                index = new HashMap<>(); // the classes' own entries serve
             }
             own = index;
             return index;
@@ -135,28 +122,40 @@ final class AgentClassLoader extends ClassLoader {
         if (index != null) return index;
         synchronized (this) {
             if (libs != null) return libs;
-            index = new HashMap<>();
+            index = Map.of();
             JarEntry e = jar.getJarEntry(LIBRARY_CLASSES);
             if (e != null) {
                 try (InputStream in = jar.getInputStream(e)) {
                     byte[] ix = readFully(in, readInt(readFully(in, 4), 0));
-                    int dataStart = 4 + ix.length;
-                    for (int i = 0; i + 4 <= ix.length; ) {
-                        int nameLength = readInt(ix, i);
-                        String name = new String(ix, i + 4, nameLength, StandardCharsets.UTF_8);
-                        int offset = readInt(ix, i + 4 + nameLength);
-                        int length = readInt(ix, i + 8 + nameLength);
-                        if (offset < 0 || length < 0 || (long) dataStart + offset + length > e.getSize()) throw new IOException(LIBRARY_CLASSES + " is damaged");
-                        index.put(name, new int[] {dataStart + offset, length});
-                        i += 12 + nameLength;
-                    }
+                    index = index(ix, 0, ix.length, 4 + ix.length, e.getSize());
                 } catch (IOException | RuntimeException unreadable) {
-                    index = new HashMap<>(); // what needs the dependencies fails as it would without them
+                    // what needs the dependencies fails as it would without them
                 }
             }
             libs = index;
             return index;
         }
+    }
+
+    /**
+     * The index of a stored-classes entry (IsolateJar writes both alike), in {@code b} from
+     * {@code from} to {@code to}: binary name → {offset in the entry, length}, where the data
+     * starts at {@code dataStart} of an entry of {@code size} bytes.
+     *
+     * @throws IOException when an entry would reach beyond the data
+     */
+    private static Map<String, int[]> index(byte[] b, int from, int to, int dataStart, long size) throws IOException {
+        Map<String, int[]> index = new HashMap<>();
+        for (int i = from; i + 4 <= to; ) {
+            int nameLength = readInt(b, i);
+            String name = new String(b, i + 4, nameLength, StandardCharsets.UTF_8);
+            int offset = readInt(b, i + 4 + nameLength);
+            int length = readInt(b, i + 8 + nameLength);
+            if (offset < 0 || length < 0 || (long) dataStart + offset + length > size) throw new IOException("a damaged class index");
+            index.put(name, new int[] {dataStart + offset, length});
+            i += 12 + nameLength;
+        }
+        return index;
     }
 
     /** The bytes of a dependency's class, read at its offset; null when the jar holds no such class. */
@@ -202,27 +201,18 @@ final class AgentClassLoader extends ClassLoader {
         // java.* is the boot loader's alone: no lookup in the jar for the JDK classes the agent uses
         if (name.startsWith("java.")) return null;
         JarEntry e = jar.getJarEntry(PREFIX + name.replace('.', '/') + CLASS_SUFFIX);
-        if (e != null) return define(name, e);
         byte[] bytes;
-        try {
-            bytes = libraryClass(name);
+        try (InputStream in = e == null ? null : jar.getInputStream(e)) {
+            bytes = in != null ? in.readAllBytes() : libraryClass(name);
         } catch (IOException x) {
             throw new ClassNotFoundException(name, x);
         }
-        if (bytes == null) return null;
-        definePackageOf(name);
-        return defineClass(name, bytes, 0, bytes.length, domain);
+        return bytes == null ? null : define(name, bytes, 0, bytes.length);
     }
 
-    private Class<?> define(String name, JarEntry e) throws ClassNotFoundException {
-        byte[] bytes;
-        try (InputStream in = jar.getInputStream(e)) {
-            bytes = in.readAllBytes();
-        } catch (IOException x) {
-            throw new ClassNotFoundException(name, x);
-        }
+    private Class<?> define(String name, byte[] b, int offset, int length) {
         definePackageOf(name);
-        return defineClass(name, bytes, 0, bytes.length, domain);
+        return defineClass(name, b, offset, length, domain);
     }
 
     private void definePackageOf(String className) {
@@ -277,13 +267,12 @@ final class AgentClassLoader extends ClassLoader {
     @Override
     public InputStream getResourceAsStream(String name) {
         if (name.endsWith(".class")) {
-            int[] at = ownIndex().get(name.substring(0, name.length() - 6).replace('/', '.'));
+            String binary = name.substring(0, name.length() - 6).replace('/', '.');
+            int[] at = ownIndex().get(binary);
             byte[] all = at == null ? null : ownBytes.get();
             if (all != null) return new ByteArrayInputStream(all, at[0], at[1]);
-        }
-        if (name.endsWith(".class")) {
             try {
-                byte[] lib = libraryClass(name.substring(0, name.length() - 6).replace('/', '.'));
+                byte[] lib = libraryClass(binary);
                 if (lib != null) return new ByteArrayInputStream(lib);
             } catch (IOException x) {
                 return null;

@@ -162,8 +162,7 @@ public final class TopologyCache {
     private static void objects(StringBuilder s, HwObject o) {
         for (HwObject c : o.children()) {
             if (c.type() != HwType.PU && c.type() != HwType.NUMANODE) {
-                long bytes = c.cacheSize();
-                s.append("obj\t").append(c.type().name()).append('\t').append(c.osIndex()).append('\t').append(c.cpuset()).append('\t').append(bytes).append('\n');
+                s.append("obj\t").append(c.type().name()).append('\t').append(c.osIndex()).append('\t').append(c.cpuset()).append('\t').append(c.cacheSize()).append('\n');
             }
             objects(s, c);
         }
@@ -218,25 +217,17 @@ public final class TopologyCache {
         switch (f[0]) {
             case "online" -> b.online(CpuSet.parse(f[1]));
             case "obj" -> {
-                HwType type = type(f[1]);
+                HwType type = HwType.parse(f[1]);
                 long bytes = Long.parseLong(f[4]);
-                if (type == HwType.L1 || type == HwType.L2 || type == HwType.L3) b.cache(type, Integer.parseInt(f[2]), CpuSet.parse(f[3]), bytes);
+                if (type.isCache()) b.cache(type, Integer.parseInt(f[2]), CpuSet.parse(f[3]), bytes);
                 else b.add(type, Integer.parseInt(f[2]), CpuSet.parse(f[3]));
             }
             case "numa" -> b.numaNode(Integer.parseInt(f[1]), CpuSet.parse(f[2]), Long.parseLong(f[3]));
             case "eff" -> b.efficiency(Integer.parseInt(f[1]), Integer.parseInt(f[2]));
-            case "dev" -> b.device(new Device(type(f[1]), f[3], f[4], CpuSet.parse(f[2])));
+            case "dev" -> b.device(new Device(HwType.parse(f[1]), f[3], f[4], CpuSet.parse(f[2])));
             case "info" -> b.info(f[1], f[2]);
             default -> throw new IllegalArgumentException("unknown fact " + f[0]);
         }
-    }
-
-    /** By name without {@code valueOf}, whose first call reflects on the enum in a cold JVM. */
-    private static HwType type(String name) {
-        for (HwType t : HwType.values()) {
-            if (t.name().equals(name)) return t;
-        }
-        throw new IllegalArgumentException("unknown type " + name);
     }
 
     /** Tab-separated fields, empty ones kept. */

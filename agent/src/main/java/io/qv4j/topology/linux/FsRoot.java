@@ -71,7 +71,7 @@ final class FsRoot {
         try (FileInputStream in = new FileInputStream(file.toString())) {
             int n = 0;
             while (n < max) {
-                if (n == buf.length) buf = Arrays.copyOf(buf, (int) Math.min((long) buf.length * 2, Math.max(max, buf.length)));
+                if (n == buf.length) buf = Arrays.copyOf(buf, (int) Math.min((long) buf.length * 2, max)); // n < max here
                 int r = in.read(buf, n, Math.min(buf.length, max) - n);
                 if (r < 0) break;
                 n += r;

@@ -381,12 +381,13 @@ public final class SysfsReader {
         return state(new FsRoot(Path.of("/")), cpuid);
     }
 
-    /** Tests: the state of a copy of a live root. */
+    /** The state of a live root ({@code /}, or in tests a copy of one). */
     static LiveState state(FsRoot fs, boolean cpuid) {
         String boot = fs.read(fs.path("proc/sys/kernel/random/boot_id"));
-        String online = fs.read(fs.path(CPU_DIR).resolve("online"));
+        Path onlineFile = fs.path(CPU_DIR).resolve("online");
+        String online = fs.read(onlineFile);
         if (boot == null || boot.isEmpty() || online == null) return null;
-        CpuSet allowed = allowed(fs, true, FsRoot.parseList(fs.path(CPU_DIR).resolve("online"), online));
+        CpuSet allowed = allowed(fs, true, FsRoot.parseList(onlineFile, online));
         StringBuilder f = new StringBuilder(256);
         line(f, "boot", boot);
         line(f, "online", online);

@@ -18,12 +18,14 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.function.BiFunction;
 import java.util.jar.Attributes;
 import java.util.jar.JarEntry;
 import java.util.jar.JarFile;
 import java.util.jar.JarOutputStream;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.zip.CRC32;
 import java.util.zip.ZipEntry;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -65,13 +67,16 @@ class AgentJarIT {
         assertTrue(hidden + libraryClasses().size() > 1000, hidden + " hidden classes and " + libraryClasses().size() + " in the libraries' entry");
     }
 
-    /** The index of {@code inst/qv4j-libs.bin}: binary name → the class's bytes, read at its offset. */
-    private static Map<String, byte[]> libraryClasses() throws IOException {
+    /**
+     * A stored-classes entry ({@code inst/qv4j-classes.bin}, {@code inst/qv4j-libs.bin}) read as the
+     * agent's loader reads it: binary name → the class's bytes at its offset.
+     */
+    private static Map<String, byte[]> storedClasses(String entry) throws IOException {
         Map<String, byte[]> out = new TreeMap<>();
         try (JarFile jar = new JarFile(Jvm.agentJar().toFile())) {
-            JarEntry e = jar.getJarEntry("inst/qv4j-libs.bin");
-            assertNotNull(e);
-            assertEquals(ZipEntry.STORED, e.getMethod(), "stored, so that a class is read at its offset");
+            JarEntry e = jar.getJarEntry(entry);
+            assertNotNull(e, entry);
+            assertEquals(ZipEntry.STORED, e.getMethod(), entry + " is stored, so that it is read without inflating and at any offset");
             byte[] all;
             try (InputStream in = jar.getInputStream(e)) {
                 all = in.readAllBytes();
@@ -90,6 +95,40 @@ class AgentJarIT {
             }
         }
         return out;
+    }
+
+    private static Map<String, byte[]> libraryClasses() throws IOException {
+        return storedClasses("inst/qv4j-libs.bin");
+    }
+
+    /**
+     * A copy of the agent jar, each entry's bytes as {@code change} gives them back (null: left
+     * out); a stored entry stays stored.
+     */
+    private static Path copyOfAgentJar(String name, BiFunction<String, byte[], byte[]> change) throws IOException {
+        Path copy = Files.createTempFile(name, ".jar");
+        try (JarFile in = new JarFile(Jvm.agentJar().toFile());
+             JarOutputStream out = new JarOutputStream(Files.newOutputStream(copy))) {
+            for (JarEntry e : Collections.list(in.entries())) {
+                byte[] bytes;
+                try (InputStream s = in.getInputStream(e)) {
+                    bytes = change.apply(e.getName(), s.readAllBytes());
+                }
+                if (bytes == null) continue;
+                JarEntry c = new JarEntry(e.getName());
+                if (e.getMethod() == ZipEntry.STORED) {
+                    CRC32 crc = new CRC32();
+                    crc.update(bytes);
+                    c.setMethod(ZipEntry.STORED);
+                    c.setSize(bytes.length);
+                    c.setCrc(crc.getValue());
+                }
+                out.putNextEntry(c);
+                out.write(bytes);
+                out.closeEntry();
+            }
+        }
+        return copy;
     }
 
     /**
@@ -122,24 +161,7 @@ class AgentJarIT {
      */
     @Test
     void withoutTheJniLibraryTheJnaFallbackLoadsFromTheLibrariesEntryAndBinds() throws Exception {
-        Path jar = Files.createTempFile("qv-nojni", ".jar");
-        try (JarFile in = new JarFile(Jvm.agentJar().toFile());
-             JarOutputStream out = new JarOutputStream(Files.newOutputStream(jar))) {
-            for (JarEntry e : Collections.list(in.entries())) {
-                if (e.getName().startsWith("inst/io/qv4j/agent/bind/native/")) continue;
-                JarEntry copy = new JarEntry(e.getName());
-                if (e.getMethod() == ZipEntry.STORED) {
-                    copy.setMethod(ZipEntry.STORED);
-                    copy.setSize(e.getSize());
-                    copy.setCrc(e.getCrc());
-                }
-                out.putNextEntry(copy);
-                try (InputStream s = in.getInputStream(e)) {
-                    s.transferTo(out);
-                }
-                out.closeEntry();
-            }
-        }
+        Path jar = copyOfAgentJar("qv-nojni", (name, bytes) -> name.startsWith("inst/io/qv4j/agent/bind/native/") ? null : bytes);
         try {
             for (Path java : Jvm.javas()) {
                 Jvm.App run = Jvm.app(java, jar, List.of(), List.of(), "split-at=core,color=spread", List.of("target/test-classes"),
@@ -292,58 +314,27 @@ class AgentJarIT {
      */
     @Test
     void ownClassesEntryHoldsEveryOwnClassWithItsEntrysBytes() throws Exception {
-        try (JarFile jar = new JarFile(Jvm.agentJar().toFile());
-             DataInputStream in = new DataInputStream(jar.getInputStream(blobOf(jar)))) {
-            Set<String> inBlob = new TreeSet<>();
-            while (in.available() > 0) {
-                byte[] name = new byte[in.readInt()];
-                in.readFully(name);
-                byte[] bytes = new byte[in.readInt()];
-                in.readFully(bytes);
-                String binary = new String(name, StandardCharsets.UTF_8);
-                assertTrue(inBlob.add(binary), "twice: " + binary);
-                JarEntry own = jar.getJarEntry("inst/" + binary.replace('.', '/') + ".classdata");
-                assertNotNull(own, binary);
-                try (InputStream e = jar.getInputStream(own)) {
-                    assertArrayEquals(e.readAllBytes(), bytes, binary);
-                }
-            }
-            Set<String> expected = new TreeSet<>();
+        Map<String, byte[]> stored = storedClasses("inst/qv4j-classes.bin");
+        Set<String> expected = new TreeSet<>();
+        try (JarFile jar = new JarFile(Jvm.agentJar().toFile())) {
             for (JarEntry e : Collections.list(jar.entries())) {
                 String n = e.getName();
-                if (n.startsWith("inst/io/qv4j/") && !n.startsWith("inst/io/qv4j/shaded/") && n.endsWith(".classdata")) {
-                    expected.add(n.substring(5, n.length() - 10).replace('/', '.'));
+                if (!n.startsWith("inst/io/qv4j/") || n.startsWith("inst/io/qv4j/shaded/") || !n.endsWith(".classdata")) continue;
+                String binary = n.substring(5, n.length() - 10).replace('/', '.');
+                expected.add(binary);
+                try (InputStream in = jar.getInputStream(e)) {
+                    assertArrayEquals(in.readAllBytes(), stored.get(binary), binary);
                 }
             }
-            assertTrue(expected.contains("io.qv4j.agent.QvAgent"), expected.toString());
-            assertEquals(expected, inBlob);
         }
-    }
-
-    private static JarEntry blobOf(JarFile jar) {
-        JarEntry blob = jar.getJarEntry("inst/qv4j-classes.bin");
-        assertNotNull(blob);
-        assertEquals(ZipEntry.STORED, blob.getMethod(), "stored, so it is read without inflating");
-        return blob;
+        assertTrue(expected.contains("io.qv4j.agent.QvAgent"), expected.toString());
+        assertEquals(expected, stored.keySet());
     }
 
     /** A jar whose one-entry copy of the classes is cut short still starts the agent from the classes' own entries. */
     @Test
     void damagedOwnClassesEntryFallsBackToTheClassesOwnEntries() throws Exception {
-        Path damaged = Files.createTempFile("qv-damaged", ".jar");
-        try (JarFile in = new JarFile(Jvm.agentJar().toFile());
-             JarOutputStream out = new JarOutputStream(Files.newOutputStream(damaged))) {
-            for (JarEntry e : Collections.list(in.entries())) {
-                byte[] bytes;
-                try (InputStream s = in.getInputStream(e)) {
-                    bytes = s.readAllBytes();
-                }
-                if (e.getName().equals("inst/qv4j-classes.bin")) bytes = Arrays.copyOf(bytes, bytes.length / 2 + 3);
-                out.putNextEntry(new JarEntry(e.getName()));
-                out.write(bytes);
-                out.closeEntry();
-            }
-        }
+        Path damaged = copyOfAgentJar("qv-damaged", (name, bytes) -> name.equals("inst/qv4j-classes.bin") ? Arrays.copyOf(bytes, bytes.length / 2 + 3) : bytes);
         try {
             Jvm.Result r = Jvm.run(List.of(Jvm.javas().get(0).toString(), "-javaagent:" + damaged + "=split-at=pu,color=spread,verbose=true",
                     "-cp", "target/test-classes", "io.qv4j.testapps.PoolApp", "fixed", "2"));

@@ -30,6 +30,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class TopologyCacheTest {
 
+    private static final String BUILD = "0123456789abcdef";
     private static final String KEY = "0123456789abcdef\nboot b\nonline 0-1\n";
 
     /** Everything a topology says, in one string: the tree with indexes, sets and sizes, the NUMA nodes, devices and info. */
@@ -121,7 +122,7 @@ class TopologyCacheTest {
     @Test
     void theLiveMachineIsKeptThenTakenFromTheEntryUnchanged(@TempDir Path dir) throws Exception {
         Topology fresh = SysfsReader.live();
-        TopologyCache cache = new TopologyCache(dir, "0123456789abcdef");
+        TopologyCache cache = new TopologyCache(dir, BUILD);
         Topology first = cache.live(null);
         assertFalse(cache.hit());
         List<Path> entries = entries(dir);
@@ -135,9 +136,8 @@ class TopologyCacheTest {
 
     @Test
     void aDamagedLiveEntryIsReadAgainAndWrittenAnew(@TempDir Path dir) throws Exception {
-        TopologyCache cache = new TopologyCache(dir, "0123456789abcdef");
-        cache.live(null);
-        Path entry = entries(dir).get(0);
+        TopologyCache cache = new TopologyCache(dir, BUILD);
+        Path entry = keptEntry(cache, dir);
         byte[] good = Files.readAllBytes(entry);
         byte[] bad = good.clone();
         bad[bad.length / 2] ^= 0x20;
@@ -150,9 +150,8 @@ class TopologyCacheTest {
 
     @Test
     void aLinkAtTheEntrysNameIsNotFollowed(@TempDir Path dir) throws Exception {
-        TopologyCache cache = new TopologyCache(dir, "0123456789abcdef");
-        cache.live(null);
-        Path entry = entries(dir).get(0);
+        TopologyCache cache = new TopologyCache(dir, BUILD);
+        Path entry = keptEntry(cache, dir);
         byte[] valid = Files.readAllBytes(entry);
         Path elsewhere = Files.write(dir.resolveSibling(dir.getFileName() + "-planted"), valid);
         Files.delete(entry);
@@ -165,11 +164,20 @@ class TopologyCacheTest {
     }
 
     @Test
-    void withoutABuildIdNothingIsKept(@TempDir Path dir) throws Exception {
-        TopologyCache cache = new TopologyCache(null, null);
-        assertEquals(described(SysfsReader.live()), described(cache.live(null)));
-        assertFalse(cache.hit());
-        assertEquals(0, entries(dir).size());
+    void outsideTheAgentJarThereIsNoBuildIdAndNothingIsKept() throws Exception {
+        TopologyCache cache = TopologyCache.open(); // these classes come from a directory: no build id
+        for (int i = 0; i < 2; i++) {
+            assertEquals(described(SysfsReader.live()), described(cache.live(null)));
+            assertFalse(cache.hit(), "reading " + i + " is never from the cache");
+        }
+    }
+
+    /** The entry a first reading keeps. */
+    private static Path keptEntry(TopologyCache cache, Path dir) throws Exception {
+        cache.live(null);
+        List<Path> kept = entries(dir);
+        assertEquals(1, kept.size(), kept.toString());
+        return kept.get(0);
     }
 
     private static List<Path> entries(Path dir) throws Exception {
@@ -187,7 +195,7 @@ class TopologyCacheTest {
 
     @Test
     void aStateThatCannotBeReadMeansTheMachineIsReadAndNothingKept(@TempDir Path dir) throws Exception {
-        TopologyCache cache = new TopologyCache(dir, "0123456789abcdef", new TopologyCache.States() {
+        TopologyCache cache = new TopologyCache(dir, BUILD, new TopologyCache.States() {
             @Override
             public SysfsReader.LiveState read(boolean cpuid) {
                 throw new TopologyException("/sys/class/net: cannot list");
@@ -202,7 +210,7 @@ class TopologyCacheTest {
     void aMachineThatChangedWhileItWasReadIsNotKept(@TempDir Path dir) throws Exception {
         SysfsReader.LiveState real = SysfsReader.liveState(false);
         int[] reads = {0};
-        TopologyCache cache = new TopologyCache(dir, "0123456789abcdef", new TopologyCache.States() {
+        TopologyCache cache = new TopologyCache(dir, BUILD, new TopologyCache.States() {
             @Override
             public SysfsReader.LiveState read(boolean cpuid) {
                 // the second look, after the reading, sees another set of network interfaces
