@@ -203,11 +203,20 @@ final class AgentClassLoader extends ClassLoader {
         JarEntry e = jar.getJarEntry(PREFIX + name.replace('.', '/') + CLASS_SUFFIX);
         byte[] bytes;
         try (InputStream in = e == null ? null : jar.getInputStream(e)) {
-            bytes = in != null ? in.readAllBytes() : libraryClass(name);
+            bytes = in != null ? in.readAllBytes() : inLibraries(name) ? libraryClass(name) : null;
         } catch (IOException x) {
             throw new ClassNotFoundException(name, x);
         }
         return bytes == null ? null : define(name, bytes, 0, bytes.length);
+    }
+
+    /**
+     * Whether a dependency could hold {@code name}: not the JDK's, not qv4j's own (the API is the
+     * parent's), so the API classes the agent uses at start do not read the libraries' index.
+     */
+    private static boolean inLibraries(String name) {
+        if (name.startsWith("io.qv4j.")) return name.startsWith("io.qv4j.shaded.");
+        return !(name.startsWith("jdk.") || name.startsWith("sun."));
     }
 
     private Class<?> define(String name, byte[] b, int offset, int length) {
