@@ -90,7 +90,7 @@ public final class QvAgent {
             Placer p = init.build(config);
             Dispatcher d = new Dispatcher(p, attached);
             long tOpts = System.nanoTime();
-            HookTransformer t = Boot.install(inst, d, attached);
+            HookTransformer t = Boot.install(inst, d, attached, o.bind() == Options.Bind.ON);
             long tHooks = System.nanoTime();
             d.hooks(Class.forName(Boot.HOOKS, false, null));
             AnnotationSupport.install(inst, p, o);

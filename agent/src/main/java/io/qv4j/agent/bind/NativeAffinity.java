@@ -36,8 +36,12 @@ public final class NativeAffinity implements Binder {
     /** Set once the library is loaded: a second caller (CPUID after the binder) needs no second check of the file. */
     private static volatile NativeAffinity loaded;
 
-    /** The binder, or null (with the reason logged at debug level) when the library is not usable here. */
-    public static Binder load() {
+    /**
+     * The binder, or null (with the reason logged at debug level) when the library is not usable
+     * here. Synchronized: the main thread (for the hook class) and the start-up thread (for the
+     * binder) may both ask, and the second waits for the first instead of checking the file again.
+     */
+    public static synchronized Binder load() {
         if (loaded != null) return loaded;
         if (!System.getProperty("os.name", "").toLowerCase(Locale.ROOT).contains("linux")) return null;
         byte[] bytes;
@@ -129,6 +133,33 @@ public final class NativeAffinity implements Binder {
         if (rc != 0) throw new UnsupportedOperationException("CPUID not available (errno " + rc + ")");
         return regs;
     }
+
+    /** Whether the library is loaded in this JVM. */
+    public static boolean isLoaded() {
+        return loaded != null;
+    }
+
+    /**
+     * Defines {@code bytes} as class {@code internalName} in the boot loader, where a package of
+     * {@code java.base} takes it without being opened to the agent; null when the library is not loaded.
+     *
+     * @throws LinkageError as the JVM refuses the class
+     */
+    public static Class<?> defineBootClass(String internalName, byte[] bytes) {
+        return loaded == null ? null : defineBootClass0(internalName, bytes);
+    }
+
+    /**
+     * The object field {@code name} of type {@code signature} of {@code o}, whatever its access;
+     * null when {@code o} has none or the library is not loaded.
+     */
+    public static Object objectField(Object o, String name, String signature) {
+        return loaded == null || o == null ? null : objectField0(o, name, signature);
+    }
+
+    private static native Class<?> defineBootClass0(String internalName, byte[] bytes);
+
+    private static native Object objectField0(Object o, String name, String signature);
 
     private static native int setAffinity0(int tid, long[] mask);
 

@@ -1,5 +1,6 @@
 package io.qv4j.agent.inst;
 
+import io.qv4j.agent.bind.NativeAffinity;
 import io.qv4j.agent.log.Log;
 
 import java.io.IOException;
@@ -14,9 +15,11 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.ObjIntConsumer;
 
 /**
- * Installs the boot part and the hooks. The hook class is defined inside {@code java.util.concurrent}
- * through a private lookup (after opening that package to the agent), not by appending to the boot
- * class path, which would turn off class-data sharing for every application class.
+ * Installs the boot part and the hooks. The hook class is defined inside {@code java.util.concurrent},
+ * not by appending to the boot class path, which would turn off class-data sharing for every
+ * application class: through the agent's JNI library where the binder loads it anyway
+ * ({@code bind=on}), else through a private lookup after opening that package (and
+ * {@code java.lang}, for threads' tasks) to the agent, which costs a cold JVM milliseconds more.
  */
 public final class Boot {
 
@@ -26,8 +29,8 @@ public final class Boot {
     private Boot() {
     }
 
-    /** The hook class, defining it on first use. */
-    static Class<?> hooksClass(Instrumentation inst, ClassCache cache) throws Exception {
+    /** The hook class, defining it on first use: natively when {@code natively} and the JNI library loads. */
+    static Class<?> hooksClass(Instrumentation inst, ClassCache cache, boolean natively) throws Exception {
         try {
             return Class.forName(HOOKS, false, null);
         } catch (ClassNotFoundException notYet) {
@@ -42,10 +45,8 @@ public final class Boot {
         ClassCache.Entry hit = cache.get(target, template);
         byte[] renamed = hit != null ? hit.bytes() : HookRewriter.rename(template, TEMPLATE, target);
         if (hit == null) cache.put(target, template, renamed, "");
-        Module javaBase = Object.class.getModule();
-        inst.redefineModule(javaBase, Set.of(),
-                // the JVM's own answer to "is an AOT cache being written?" (see writingAotCache)
-                Map.of("jdk.internal.misc", Set.of(Boot.class.getModule())),
+        if (natively && NativeAffinity.load() != null) return NativeAffinity.defineBootClass(target, renamed);
+        inst.redefineModule(Object.class.getModule(), Set.of(), Map.of(),
                 Map.of("java.util.concurrent", Set.of(Boot.class.getModule()),
                         // a started thread's Runnable is read to tell pool workers from plain threads
                         "java.lang", Set.of(Boot.class.getModule())), Set.of(), Map.of());
@@ -56,15 +57,17 @@ public final class Boot {
     /**
      * Sets the handler, then instruments the four JDK classes (retransforming those already
      * loaded), with the rewrites of earlier runs where the per-user {@link ClassCache} has them.
+     *
+     * @param natively define the hook class through the JNI library ({@code bind=on} loads it anyway)
      */
-    public static HookTransformer install(Instrumentation inst, ObjIntConsumer<Object> handler, boolean catchUp) throws Exception {
+    public static HookTransformer install(Instrumentation inst, ObjIntConsumer<Object> handler, boolean catchUp, boolean natively) throws Exception {
         ClassCache cache = ClassCache.open();
-        Class<?> hooks = hooksClass(inst, cache);
+        Class<?> hooks = hooksClass(inst, cache, natively);
         hooks.getField("handler").set(null, handler);
         if (catchUp) hooks.getField("catchUp").set(null, true);
         HookTransformer t = new HookTransformer(HOOKS.replace('.', '/'), cache);
         inst.addTransformer(t, true);
-        boolean aot = writingAotCache();
+        boolean aot = writingAotCache(inst);
         List<Class<?>> again = new ArrayList<>();
         for (String name : HookTransformer.TARGETS) {
             String dotted = name.replace('/', '.');
@@ -86,11 +89,13 @@ public final class Boot {
      * {@code -XX:AOTCacheOutput}). Asked of the JVM itself ({@code jdk.internal.misc.CDS}), not read
      * from the command line, which options files and environment variables also feed.
      */
-    static boolean writingAotCache() {
+    static boolean writingAotCache(Instrumentation inst) {
         // A training run maps no archive, so its java.vm.info lacks "sharing": the usual run is
-        // answered without the reflective call (on JDK 25 its first use spins method handles).
+        // answered without exporting the package and the reflective call (on JDK 25 each costs
+        // milliseconds cold).
         if (Runtime.version().feature() < 24 || System.getProperty("java.vm.info", "").contains("sharing")) return false;
         try {
+            inst.redefineModule(Object.class.getModule(), Set.of(), Map.of("jdk.internal.misc", Set.of(Boot.class.getModule())), Map.of(), Set.of(), Map.of());
             return (Boolean) Class.forName("jdk.internal.misc.CDS").getMethod("isDumpingStaticArchive").invoke(null);
         } catch (ReflectiveOperationException | RuntimeException | LinkageError unknown) {
             return false;

@@ -1,59 +1,76 @@
 package io.qv4j.agent.place;
 
+import io.qv4j.agent.bind.NativeAffinity;
+
 import java.lang.reflect.Field;
 
 /**
  * The {@link Runnable} a platform thread was made with: {@code Thread.target} on JDK 17,
  * {@code Thread.holder.task} on JDK 19 and later. Read only for threads a rule or a recognizer
  * names (to tell a pool's worker from a plain thread and to reach a framework's pool); null where
- * it cannot be read ({@code java.lang} is opened to the agent when the hooks go in).
+ * it cannot be read. Through the agent's JNI library where it is loaded (then {@code java.lang}
+ * is not opened to the agent), else by reflection ({@code java.lang} is opened when the hooks go in).
  */
 final class ThreadTask {
 
-    private static final Field TARGET;
-    private static final Field HOLDER;
-    private static final Field HOLDER_TASK;
-
-    static {
-        Field target = null;
-        Field holder = null;
-        Field task = null;
-        try {
-            target = open(Thread.class, "target");
-        } catch (Throwable notThere) {
-            try {
-                holder = open(Thread.class, "holder");
-                task = open(holder.getType(), "task");
-            } catch (Throwable cannot) {
-                holder = null;
-                task = null;
-            }
-        }
-        TARGET = target;
-        HOLDER = holder;
-        HOLDER_TASK = task;
-    }
+    private static final String RUNNABLE = "Ljava/lang/Runnable;";
+    private static final String HOLDER_TYPE = "Ljava/lang/Thread$FieldHolder;";
 
     private ThreadTask() {
     }
 
-    private static Field open(Class<?> c, String name) throws ReflectiveOperationException {
-        Field f = c.getDeclaredField(name);
-        f.setAccessible(true);
-        return f;
-    }
-
     /** The thread's task, or null. */
     static Object of(Thread t) {
-        try {
-            if (TARGET != null) return TARGET.get(t);
-            if (HOLDER != null) {
-                Object h = HOLDER.get(t);
-                return h == null ? null : HOLDER_TASK.get(h);
-            }
-        } catch (Throwable cannot) {
-            // unreadable: unknown
+        if (NativeAffinity.isLoaded()) {
+            Object target = NativeAffinity.objectField(t, "target", RUNNABLE);
+            return target != null ? target : NativeAffinity.objectField(NativeAffinity.objectField(t, "holder", HOLDER_TYPE), "task", RUNNABLE);
         }
-        return null;
+        return Reflected.of(t);
+    }
+
+    /** The reflective reading, its fields looked up at its first use. */
+    private static final class Reflected {
+        private static final Field TARGET;
+        private static final Field HOLDER;
+        private static final Field HOLDER_TASK;
+
+        static {
+            Field target = null;
+            Field holder = null;
+            Field task = null;
+            try {
+                target = open(Thread.class, "target");
+            } catch (Throwable notThere) {
+                try {
+                    holder = open(Thread.class, "holder");
+                    task = open(holder.getType(), "task");
+                } catch (Throwable cannot) {
+                    holder = null;
+                    task = null;
+                }
+            }
+            TARGET = target;
+            HOLDER = holder;
+            HOLDER_TASK = task;
+        }
+
+        private static Field open(Class<?> c, String name) throws ReflectiveOperationException {
+            Field f = c.getDeclaredField(name);
+            f.setAccessible(true);
+            return f;
+        }
+
+        static Object of(Thread t) {
+            try {
+                if (TARGET != null) return TARGET.get(t);
+                if (HOLDER != null) {
+                    Object h = HOLDER.get(t);
+                    return h == null ? null : HOLDER_TASK.get(h);
+                }
+            } catch (Throwable cannot) {
+                // unreadable: unknown
+            }
+            return null;
+        }
     }
 }
