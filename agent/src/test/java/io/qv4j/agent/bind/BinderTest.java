@@ -9,6 +9,9 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -68,6 +71,43 @@ class BinderTest {
             assertEquals(22, NativeAffinity.setAffinity(0, CpuSet.of(8000)), "EINVAL for a PU that does not exist");
             assertEquals(before, kernelAffinity(), "binding unchanged");
         });
+    }
+
+    /** A class whose private field only JNI reads, and whose bytes the boot loader defines. */
+    static final class Probe {
+        private final Runnable secret;
+
+        Probe(Runnable secret) {
+            this.secret = secret;
+        }
+    }
+
+    @Test
+    void nativeLibraryReadsAPrivateFieldAndNullForAFieldThatIsNotThere() {
+        assumeTrue(NativeAffinity.class.getResource(NativeAffinity.RESOURCE) != null, "built without a C compiler");
+        assertNotNull(NativeAffinity.load());
+        Runnable task = new Thread();
+        Probe p = new Probe(task);
+        assertSame(task, NativeAffinity.objectField(p, "secret", "Ljava/lang/Runnable;"));
+        assertNull(NativeAffinity.objectField(p, "secret", "Ljava/lang/Object;"), "another type is another field");
+        assertNull(NativeAffinity.objectField(p, "absent", "Ljava/lang/Runnable;"));
+        assertNull(NativeAffinity.objectField(null, "secret", "Ljava/lang/Runnable;"));
+    }
+
+    @Test
+    void nativeLibraryDefinesAClassInTheBootLoaderOnceAndThrowsTheJvmsErrorForASecond() throws Exception {
+        assumeTrue(NativeAffinity.class.getResource(NativeAffinity.RESOURCE) != null, "built without a C compiler");
+        assertNotNull(NativeAffinity.load());
+        String name = Probe.class.getName().replace('.', '/');
+        byte[] bytes;
+        try (var in = Probe.class.getResourceAsStream("/" + name + ".class")) {
+            bytes = in.readAllBytes();
+        }
+        Class<?> c = NativeAffinity.defineBootClass(name, bytes);
+        assertEquals(Probe.class.getName(), c.getName());
+        assertNull(c.getClassLoader(), "the boot loader's");
+        assertSame(c, Class.forName(Probe.class.getName(), false, null));
+        assertThrows(LinkageError.class, () -> NativeAffinity.defineBootClass(name, bytes));
     }
 
     @Test
