@@ -157,7 +157,18 @@ public final class NativeAffinity implements Binder {
         return loaded == null || o == null ? null : objectField0(o, name, signature);
     }
 
+    /**
+     * Sets the static object field {@code name} of type {@code signature} of {@code c} to
+     * {@code value}, as a volatile store, without reflection (whose first use spins method handles
+     * on JDK 18 and later); false when the library is not loaded or {@code c} has no such field.
+     */
+    public static boolean setStaticField(Class<?> c, String name, String signature, Object value) {
+        return loaded != null && setStaticField0(c, name, signature, value) == 0;
+    }
+
     private static native Class<?> defineBootClass0(String internalName, byte[] bytes);
+
+    private static native int setStaticField0(Class<?> c, String name, String signature, Object value);
 
     private static native Object objectField0(Object o, String name, String signature);
 

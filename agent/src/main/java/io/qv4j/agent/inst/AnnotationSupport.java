@@ -16,7 +16,7 @@ public final class AnnotationSupport {
         Class<?> hooks = Class.forName(Boot.HOOKS, false, null);
         Annotations a = new Annotations(p, o);
         p.annotations(a.source());
-        hooks.getField("annotations").set(null, a);
+        Boot.setHandler(hooks, "annotations", a);
         AnnotationTransformer t = new AnnotationTransformer(Boot.HOOKS.replace('.', '/'));
         inst.addTransformer(t, false);
         return t;

@@ -63,7 +63,7 @@ public final class Boot {
     public static HookTransformer install(Instrumentation inst, ObjIntConsumer<Object> handler, boolean catchUp, boolean natively) throws Exception {
         ClassCache cache = ClassCache.open();
         Class<?> hooks = hooksClass(inst, cache, natively);
-        hooks.getField("handler").set(null, handler);
+        setHandler(hooks, "handler", handler);
         if (catchUp) hooks.getField("catchUp").set(null, true);
         HookTransformer t = new HookTransformer(HOOKS.replace('.', '/'), cache);
         inst.addTransformer(t, true);
@@ -100,6 +100,11 @@ public final class Boot {
         } catch (ReflectiveOperationException | RuntimeException | LinkageError unknown) {
             return false;
         }
+    }
+
+    /** Sets one of the hook class's handler fields: through the JNI library where it is loaded, else by reflection. */
+    static void setHandler(Class<?> hooks, String field, ObjIntConsumer<Object> h) throws ReflectiveOperationException {
+        if (!NativeAffinity.setStaticField(hooks, field, "Ljava/util/function/ObjIntConsumer;", h)) hooks.getField(field).set(null, h);
     }
 
     /** Sets the catch-up flag of an installed hook class. */

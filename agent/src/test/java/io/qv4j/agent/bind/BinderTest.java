@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicReference;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
@@ -80,6 +81,22 @@ class BinderTest {
         Probe(Runnable secret) {
             this.secret = secret;
         }
+    }
+
+    /** A static volatile field as the hook class's handlers are. */
+    static volatile Runnable handler;
+
+    @Test
+    void nativeLibrarySetsAStaticFieldAndSaysWhenThereIsNone() {
+        assumeTrue(NativeAffinity.class.getResource(NativeAffinity.RESOURCE) != null, "built without a C compiler");
+        assertNotNull(NativeAffinity.load());
+        Runnable r = new Thread();
+        assertTrue(NativeAffinity.setStaticField(BinderTest.class, "handler", "Ljava/lang/Runnable;", r));
+        assertSame(r, handler);
+        assertTrue(NativeAffinity.setStaticField(BinderTest.class, "handler", "Ljava/lang/Runnable;", null));
+        assertNull(handler);
+        assertFalse(NativeAffinity.setStaticField(BinderTest.class, "absent", "Ljava/lang/Runnable;", r));
+        assertFalse(NativeAffinity.setStaticField(BinderTest.class, "handler", "Ljava/lang/Object;", r), "another type is another field");
     }
 
     @Test
