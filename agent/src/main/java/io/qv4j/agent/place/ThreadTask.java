@@ -15,6 +15,8 @@ final class ThreadTask {
 
     private static final String RUNNABLE = "Ljava/lang/Runnable;";
     private static final String HOLDER_TYPE = "Ljava/lang/Thread$FieldHolder;";
+    /** JDK 19 moved the task into {@code Thread.holder}: asking for a field that is not there costs a thrown error. */
+    private static final boolean IN_HOLDER = Runtime.version().feature() >= 19;
 
     private ThreadTask() {
     }
@@ -22,8 +24,8 @@ final class ThreadTask {
     /** The thread's task, or null. */
     static Object of(Thread t) {
         if (NativeAffinity.isLoaded()) {
-            Object target = NativeAffinity.objectField(t, "target", RUNNABLE);
-            return target != null ? target : NativeAffinity.objectField(NativeAffinity.objectField(t, "holder", HOLDER_TYPE), "task", RUNNABLE);
+            return IN_HOLDER ? NativeAffinity.objectField(NativeAffinity.objectField(t, "holder", HOLDER_TYPE), "task", RUNNABLE)
+                    : NativeAffinity.objectField(t, "target", RUNNABLE);
         }
         return Reflected.of(t);
     }

@@ -74,7 +74,7 @@ class BinderTest {
         });
     }
 
-    /** A class whose private field only JNI reads, and whose bytes the boot loader defines. */
+    /** A class whose private field only JNI reads. */
     static final class Probe {
         private final Runnable secret;
 
@@ -111,20 +111,27 @@ class BinderTest {
         assertNull(NativeAffinity.objectField(null, "secret", "Ljava/lang/Runnable;"));
     }
 
+    /**
+     * Defined in the boot loader by the test below, and named nowhere else: once the boot loader
+     * has it, the application loader's delegation would find that copy instead of its own.
+     */
+    static final class BootDefined {
+    }
+
     @Test
     void nativeLibraryDefinesAClassInTheBootLoaderOnceAndThrowsTheJvmsErrorForASecond() throws Exception {
         assumeTrue(NativeAffinity.class.getResource(NativeAffinity.RESOURCE) != null, "built without a C compiler");
         assertNotNull(NativeAffinity.load());
-        String name = Probe.class.getName().replace('.', '/');
+        String binary = BinderTest.class.getName() + "$BootDefined";
         byte[] bytes;
-        try (var in = Probe.class.getResourceAsStream("/" + name + ".class")) {
+        try (var in = BinderTest.class.getResourceAsStream("BinderTest$BootDefined.class")) {
             bytes = in.readAllBytes();
         }
-        Class<?> c = NativeAffinity.defineBootClass(name, bytes);
-        assertEquals(Probe.class.getName(), c.getName());
+        Class<?> c = NativeAffinity.defineBootClass(binary.replace('.', '/'), bytes);
+        assertEquals(binary, c.getName());
         assertNull(c.getClassLoader(), "the boot loader's");
-        assertSame(c, Class.forName(Probe.class.getName(), false, null));
-        assertThrows(LinkageError.class, () -> NativeAffinity.defineBootClass(name, bytes));
+        assertSame(c, Class.forName(binary, false, null));
+        assertThrows(LinkageError.class, () -> NativeAffinity.defineBootClass(binary.replace('.', '/'), bytes));
     }
 
     @Test
