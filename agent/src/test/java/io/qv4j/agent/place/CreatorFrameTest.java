@@ -1,0 +1,98 @@
+package io.qv4j.agent.place;
+
+import io.qv4j.testapps.AppPools;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+/**
+ * Where a pool was made, read from a stack trace: the first frame below the agent and the hook
+ * class that is not one of the pool's own constructors, {@code Executors} or reflection's.
+ */
+class CreatorFrameTest {
+
+    /** A pool class of the application's, made through reflection by a container. */
+    static final class AppPool extends ThreadPoolExecutor {
+        AppPool() {
+            super(1, 1, 0, TimeUnit.SECONDS, new java.util.concurrent.LinkedBlockingQueue<>());
+        }
+    }
+
+    private static StackTraceElement frame(String cls, String method) {
+        return new StackTraceElement(cls, method, "F.java", 7);
+    }
+
+    @Test
+    void skipsTheAgentTheHookThePoolsConstructorsAndReflection() {
+        StackTraceElement[] trace = {
+            frame("io.qv4j.agent.place.Eligibility", "creator"),
+            frame("io.qv4j.agent.inst.Dispatcher", "accept"),
+            frame("java.util.concurrent.QvHooks", "poolCreated"),
+            frame("java.util.concurrent.ThreadPoolExecutor", "<init>"),
+            frame(AppPool.class.getName(), "<init>"),
+            frame("jdk.internal.reflect.DirectConstructorHandleAccessor", "newInstance"),
+            frame("java.lang.reflect.Constructor", "newInstance"),
+            frame("com.acme.Container", "make"),
+            frame("com.acme.Main", "main"),
+        };
+        StackTraceElement f = Eligibility.creatorFrame(trace, AppPool.class);
+        assertEquals("com.acme.Container", f.getClassName());
+        assertEquals("make", f.getMethodName());
+    }
+
+    @Test
+    void skipsExecutorsButNotTheConstructorOfAClassThatIsNoPool() {
+        StackTraceElement[] trace = {
+            frame("java.util.concurrent.QvHooks", "poolCreated"),
+            frame("java.util.concurrent.ThreadPoolExecutor", "<init>"),
+            frame("java.util.concurrent.Executors", "newFixedThreadPool"),
+            frame("com.acme.Service", "<init>"),
+            frame("com.acme.Main", "main"),
+        };
+        assertEquals("com.acme.Service", Eligibility.creatorFrame(trace, ThreadPoolExecutor.class).getClassName());
+    }
+
+    @Test
+    void anAgentFrameBelowTheCreatorIsNotTheCreator() {
+        StackTraceElement[] trace = {
+            frame("java.util.concurrent.QvHooks", "poolCreated"),
+            frame("java.util.concurrent.ThreadPoolExecutor", "<init>"),
+            frame("com.acme.Main", "start"),
+            frame("io.qv4j.agent.place.Placer", "somethingBelow"),
+        };
+        assertEquals("com.acme.Main", Eligibility.creatorFrame(trace, ThreadPoolExecutor.class).getClassName());
+    }
+
+    @Test
+    void noFrameWhenNothingQualifies() {
+        StackTraceElement[] trace = {
+            frame("io.qv4j.agent.place.Eligibility", "creator"),
+            frame("java.util.concurrent.ThreadPoolExecutor", "<init>"),
+        };
+        assertNull(Eligibility.creatorFrame(trace, ThreadPoolExecutor.class));
+        assertNull(Eligibility.creatorFrame(new StackTraceElement[0], ThreadPoolExecutor.class));
+    }
+
+    @Test
+    void aRealPoolsCreatorIsTheApplicationMethodThatMadeIt() {
+        AtomicReference<Eligibility.Creator> seen = new AtomicReference<>();
+        ThreadPoolExecutor p = AppPools.fixed(1, pool -> seen.set(Eligibility.creator(pool)));
+        p.shutdown();
+        assertEquals("io.qv4j.testapps.AppPools#fixed", seen.get().key());
+        assertEquals(Eligibility.Origin.APPLICATION, Eligibility.originOf(seen.get().className()));
+    }
+
+    @Test
+    void theStackWalkerFallbackFindsTheSameFrame() {
+        AtomicReference<StackTraceElement> walked = new AtomicReference<>();
+        AppPools.fixed(1, pool -> walked.set(Eligibility.walked(pool.getClass()))).shutdown();
+        assertEquals("io.qv4j.testapps.AppPools", walked.get().getClassName());
+        assertEquals("fixed", walked.get().getMethodName());
+    }
+}
