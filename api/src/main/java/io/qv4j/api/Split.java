@@ -192,7 +192,13 @@ public final class Split {
     private static int[] merge(int[] a, int[] b) {
         int[] m = Arrays.copyOf(a, a.length + b.length);
         System.arraycopy(b, 0, m, a.length, b.length);
-        Arrays.sort(m);
+        // pieces in order need no sort (see Mapping.order: the first sort of a JDK 22+ JVM is costly)
+        for (int i = 1; i < m.length; i++) {
+            if (m[i - 1] > m[i]) {
+                Arrays.sort(m);
+                break;
+            }
+        }
         return m;
     }
 

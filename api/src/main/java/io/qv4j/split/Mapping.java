@@ -21,8 +21,14 @@ public record Mapping(int[] first, int[] end) {
         // key in the high half, rank in the low half: one primitive sort, no comparator (the agent
         // plans its first pool in a cold JVM, where each lambda costs a bootstrap)
         long[] packed = new long[keys.length];
-        for (int i = 0; i < keys.length; i++) packed[i] = ((long) keys[i] << 32) | i;
-        Arrays.sort(packed);
+        boolean sorted = true;
+        for (int i = 0; i < keys.length; i++) {
+            packed[i] = ((long) keys[i] << 32) | i;
+            sorted &= i == 0 || packed[i - 1] < packed[i];
+        }
+        // Keys in rank order (all equal, as the agent's are) need no sort: on JDK 22 and later the
+        // first primitive sort of a JVM spins a lambda, milliseconds cold, on the worker that plans
+        if (!sorted) Arrays.sort(packed);
         int[] ranks = new int[keys.length];
         for (int i = 0; i < ranks.length; i++) ranks[i] = (int) packed[i];
         return ranks;
