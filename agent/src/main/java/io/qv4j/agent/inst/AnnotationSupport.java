@@ -18,7 +18,9 @@ public final class AnnotationSupport {
         p.annotations(a.source());
         Boot.setHandler(hooks, "annotations", a);
         AnnotationTransformer t = new AnnotationTransformer(Boot.HOOKS.replace('.', '/'));
-        inst.addTransformer(t, false);
+        // retransformable like the hook transformer: one JVMTI environment, so each class defined
+        // after start costs one class-file-load call into Java, not two (DESIGN.md §6.1)
+        inst.addTransformer(t, true);
         return t;
     }
 }

@@ -8,15 +8,15 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.zip.Adler32;
 import java.util.zip.CRC32;
-import java.util.zip.CRC32C;
 
 /**
  * Rewritten class bytes kept between runs, so that a later start skips ASM altogether: loading
  * and running it cold is most of what the hooks cost at start-up. A rewrite is a pure function of
  * the original class bytes and the agent's build, so an entry is found by exactly those: its name
  * holds the build id (a digest of the agent's classes, written into the jar when it is built),
- * the class, both CRC-32 and CRC-32C of the original bytes and their length. A JDK update changes
+ * the class, a CRC-32 and an Adler-32 of the original bytes and their length. A JDK update changes
  * the original bytes, a new agent build the id: either way the old entry is not found and the
  * class is rewritten.
  *
@@ -83,7 +83,8 @@ final class ClassCache {
     private String key(String internalName, byte[] original) {
         CRC32 a = new CRC32();
         a.update(original);
-        CRC32C b = new CRC32C();
+        // Adler-32, not CRC-32C: CRC32C builds its tables in the interpreter at first use
+        Adler32 b = new Adler32();
         b.update(original);
         return buildId + "-" + internalName.replace('/', '.') + "-" + Long.toHexString(a.getValue()) + Long.toHexString(b.getValue())
                 + "-" + original.length;

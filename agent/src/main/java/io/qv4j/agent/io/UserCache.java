@@ -39,6 +39,12 @@ public final class UserCache {
     /** The resource the jar build writes (the hex digest of the agent's hidden entries). */
     public static final String BUILD_ID_RESOURCE = "qv4j-build-id";
     private static final Set<PosixFilePermission> OWNER_DIR = PosixFilePermissions.fromString("rwx------");
+    /**
+     * The last answer of {@link #dir} and what it was worked out from: a start asks three times
+     * (class cache, JNI library, topology), and each check of the directory costs a cold JVM a
+     * stat and a user-name lookup.
+     */
+    private static volatile Object[] lastDir = {null, null};
 
     private UserCache() {
     }
@@ -47,6 +53,15 @@ public final class UserCache {
     public static Path dir() {
         String xdg = System.getenv("XDG_CACHE_HOME");
         String home = System.getProperty("user.home", "");
+        String from = xdg + '\0' + home + '\0' + System.getProperty("java.io.tmpdir") + '\0' + System.getProperty("user.name");
+        Object[] last = lastDir;
+        if (from.equals(last[0])) return (Path) last[1];
+        Path dir = find(xdg, home);
+        lastDir = new Object[] {from, dir};
+        return dir;
+    }
+
+    private static Path find(String xdg, String home) {
         Path[] candidates = {
             absolute(xdg),
             absolute(home) == null ? null : absolute(home).resolve(".cache"),
@@ -93,7 +108,10 @@ public final class UserCache {
      * @throws IOException naming the path and why
      */
     public static void checkOwn(Path p) throws IOException {
-        PosixFileAttributes a = Files.readAttributes(p, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+        checkOwn(p, Files.readAttributes(p, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS));
+    }
+
+    private static void checkOwn(Path p, PosixFileAttributes a) throws IOException {
         if (a.isSymbolicLink()) throw new IOException(p + " is a symbolic link");
         if (!a.owner().getName().equals(System.getProperty("user.name"))) throw new IOException(p + " belongs to " + a.owner().getName());
         Set<PosixFilePermission> perms = a.permissions();
@@ -110,7 +128,7 @@ public final class UserCache {
         try {
             PosixFileAttributes a = Files.readAttributes(file, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
             if (!a.isRegularFile() || a.size() > maxBytes) return null;
-            checkOwn(file);
+            checkOwn(file, a);
             try (SeekableByteChannel ch = Files.newByteChannel(file, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
                 long size = ch.size();
                 if (size > maxBytes) return null;
