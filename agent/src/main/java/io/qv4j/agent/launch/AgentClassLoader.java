@@ -79,6 +79,7 @@ final class AgentClassLoader extends ClassLoader {
     protected Class<?> loadClass(String name, boolean resolve) throws ClassNotFoundException {
         synchronized (getClassLoadingLock(name)) {
             Class<?> c = findLoadedClass(name);
+            if (c == null && name.startsWith("java.")) c = boot(name);
             if (c == null) c = hidden(name);
             if (c == null) c = getParent().loadClass(name);
             if (resolve) resolveClass(c);
@@ -86,11 +87,18 @@ final class AgentClassLoader extends ClassLoader {
         }
     }
 
-    /** {@code name} defined from the agent's own classes, or null when it is not one of them (or they are gone). */
-    private Class<?> fromOwn(String name) {
-        int[] at = ownIndex().get(name);
-        byte[] all = at == null ? null : ownBytes.get();
-        return all == null ? null : define(name, all, at[0], at[1]);
+    /**
+     * A {@code java.*} class straight from the boot loader, or null when it is not one of the boot
+     * loader's (a few JDK modules, such as java.sql, are the platform loader's): asking the parent
+     * first runs the application and platform loaders' Java code for each of the hundreds of JDK
+     * classes the agent names, in a cold JVM.
+     */
+    private static Class<?> boot(String name) {
+        try {
+            return Class.forName(name, false, null);
+        } catch (ClassNotFoundException notBoot) {
+            return null;
+        }
     }
 
     /** Reads {@link #OWN_CLASSES} whole, once; an empty index when the jar has none or it cannot be read. */
@@ -196,14 +204,24 @@ final class AgentClassLoader extends ClassLoader {
 
     /** {@code name} defined from what the jar hides (the agent's own classes first), or null when it hides no such class. */
     private Class<?> hidden(String name) throws ClassNotFoundException {
-        Class<?> c = fromOwn(name);
-        if (c != null) return c;
+        Map<String, int[]> index = ownIndex();
+        int[] at = index.get(name);
+        byte[] all = at == null ? null : ownBytes.get();
+        if (all != null) return define(name, all, at[0], at[1]);
         // java.* is the boot loader's alone: no lookup in the jar for the JDK classes the agent uses
         if (name.startsWith("java.")) return null;
-        JarEntry e = jar.getJarEntry(PREFIX + name.replace('.', '/') + CLASS_SUFFIX);
-        byte[] bytes;
-        try (InputStream in = e == null ? null : jar.getInputStream(e)) {
-            bytes = in != null ? in.readAllBytes() : inLibraries(name) ? libraryClass(name) : null;
+        byte[] bytes = null;
+        try {
+            // Only an own class has an entry of its own, read when the stored copy is collected or
+            // could not be read (an empty index): no lookup in the jar for the parent's classes.
+            JarEntry e = at != null || index.isEmpty() ? jar.getJarEntry(PREFIX + name.replace('.', '/') + CLASS_SUFFIX) : null;
+            if (e != null) {
+                try (InputStream in = jar.getInputStream(e)) {
+                    bytes = in.readAllBytes();
+                }
+            } else if (inLibraries(name)) {
+                bytes = libraryClass(name);
+            }
         } catch (IOException x) {
             throw new ClassNotFoundException(name, x);
         }
