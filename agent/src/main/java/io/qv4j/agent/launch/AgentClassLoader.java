@@ -77,9 +77,15 @@ final class AgentClassLoader extends ClassLoader {
 
     @Override
     protected Class<?> loadClass(String name, boolean resolve) throws ClassNotFoundException {
+        // Before taking a lock: each lock is an entry in the loader's map, which grew (and was copied)
+        // for each of the hundreds of JDK classes the agent names
+        Class<?> jdk = name.startsWith("java.") ? boot(name) : null;
+        if (jdk != null) {
+            if (resolve) resolveClass(jdk);
+            return jdk;
+        }
         synchronized (getClassLoadingLock(name)) {
             Class<?> c = findLoadedClass(name);
-            if (c == null && name.startsWith("java.")) c = boot(name);
             if (c == null) c = hidden(name);
             if (c == null) c = getParent().loadClass(name);
             if (resolve) resolveClass(c);
