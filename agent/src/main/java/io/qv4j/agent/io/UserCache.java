@@ -12,13 +12,13 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.FileTime;
-import java.nio.file.attribute.PosixFileAttributes;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -42,7 +42,7 @@ public final class UserCache {
     /**
      * The last answer of {@link #dir} and what it was worked out from: a start asks three times
      * (class cache, JNI library, topology), and each check of the directory costs a cold JVM a
-     * stat and a user-name lookup.
+     * stat.
      */
     private static volatile Object[] lastDir = {null, null};
 
@@ -95,7 +95,7 @@ public final class UserCache {
                     // checked below like any existing directory
                 }
             }
-            checkOwn(dir);
+            checkOwn(dir, attributes(dir));
             return dir;
         } catch (IOException | RuntimeException e) {
             return null;
@@ -103,21 +103,22 @@ public final class UserCache {
     }
 
     /**
-     * Refuses a link, a file or directory of another user, or one that others may write to.
+     * Refuses a link, a file or directory of another user, or one that others may write to. The
+     * owner is compared by uid: a name would cost a passwd lookup per file.
      *
      * @throws IOException naming the path and why
      */
-    public static void checkOwn(Path p) throws IOException {
-        checkOwn(p, Files.readAttributes(p, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS));
+    private static void checkOwn(Path p, Map<String, Object> a) throws IOException {
+        if ((Boolean) a.get("isSymbolicLink")) throw new IOException(p + " is a symbolic link");
+        int uid = (Integer) a.get("uid");
+        if (uid != UserFiles.ownUid()) throw new IOException(p + " belongs to uid " + uid);
+        int mode = (Integer) a.get("mode");
+        if ((mode & 022) != 0) throw new IOException(p + " is writable by others (mode " + Integer.toOctalString(mode & 0777) + ")");
     }
 
-    private static void checkOwn(Path p, PosixFileAttributes a) throws IOException {
-        if (a.isSymbolicLink()) throw new IOException(p + " is a symbolic link");
-        if (!a.owner().getName().equals(System.getProperty("user.name"))) throw new IOException(p + " belongs to " + a.owner().getName());
-        Set<PosixFilePermission> perms = a.permissions();
-        if (perms.contains(PosixFilePermission.GROUP_WRITE) || perms.contains(PosixFilePermission.OTHERS_WRITE)) {
-            throw new IOException(p + " is writable by others (" + PosixFilePermissions.toString(perms) + ")");
-        }
+    /** What {@link #checkOwn} and {@link #read} look at, without following a link or naming the owner. */
+    private static Map<String, Object> attributes(Path p) throws IOException {
+        return Files.readAttributes(p, "unix:uid,mode,size,isRegularFile,isSymbolicLink", LinkOption.NOFOLLOW_LINKS);
     }
 
     /**
@@ -126,8 +127,8 @@ public final class UserCache {
      */
     public static byte[] read(Path file, int maxBytes) {
         try {
-            PosixFileAttributes a = Files.readAttributes(file, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
-            if (!a.isRegularFile() || a.size() > maxBytes) return null;
+            Map<String, Object> a = attributes(file);
+            if (!(Boolean) a.get("isRegularFile") || (Long) a.get("size") > maxBytes) return null;
             checkOwn(file, a);
             try (SeekableByteChannel ch = Files.newByteChannel(file, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
                 long size = ch.size();

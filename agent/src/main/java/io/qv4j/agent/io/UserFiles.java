@@ -3,6 +3,7 @@ package io.qv4j.agent.io;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.nio.channels.FileChannel;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
@@ -17,6 +18,7 @@ import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.nio.file.attribute.UserPrincipal;
 import java.security.SecureRandom;
+import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.Set;
 import java.util.function.Supplier;
@@ -48,6 +50,51 @@ public final class UserFiles {
     private static final Set<PosixFilePermission> OWNER_ONLY = PosixFilePermissions.fromString("rw-------");
 
     private UserFiles() {
+    }
+
+    /** This process's effective uid, read once; -1 until then. */
+    private static volatile int ownUid = -1;
+
+    /**
+     * The effective uid, from /proc/self/status ({@code Uid:} real, effective, saved, fs): what
+     * owns the files this process makes, compared with a file's owner by number, never by name (a
+     * name costs a passwd lookup, over the network where users come from LDAP).
+     *
+     * @throws IOException where /proc/self/status gives none
+     */
+    public static int ownUid() throws IOException {
+        int known = ownUid;
+        if (known >= 0) return known;
+        byte[] b = proc("/proc/self/status");
+        String status = b == null ? "" : new String(b, StandardCharsets.ISO_8859_1);
+        int line = status.startsWith("Uid:") ? 0 : status.indexOf("\nUid:");
+        if (line < 0) throw new IOException("no Uid in /proc/self/status");
+        int i = status.indexOf(':', line) + 1;
+        for (int field = 0; ; field++) {
+            while (i < status.length() && (status.charAt(i) == ' ' || status.charAt(i) == '\t')) i++;
+            int start = i;
+            while (i < status.length() && status.charAt(i) >= '0' && status.charAt(i) <= '9') i++;
+            if (i == start) throw new IOException("no effective uid in /proc/self/status");
+            if (field == 1) return ownUid = Integer.parseInt(status.substring(start, i));
+        }
+    }
+
+    /**
+     * A /proc file whole (its size is unknown until read), with java.io and no charset decoder:
+     * the readers of Files pull in a dozen classes a cold start must load; null when unreadable.
+     */
+    public static byte[] proc(String file) {
+        byte[] buf = new byte[8192];
+        int n = 0;
+        try (java.io.FileInputStream in = new java.io.FileInputStream(file)) {
+            for (int r; (r = in.read(buf, n, buf.length - n)) > 0; ) {
+                n += r;
+                if (n == buf.length) buf = Arrays.copyOf(buf, buf.length * 2);
+            }
+        } catch (IOException | RuntimeException e) {
+            return null;
+        }
+        return Arrays.copyOf(buf, n);
     }
 
     /** {@code name} with every character but ASCII letters, digits, {@code .}, {@code _} and {@code -} made {@code _}: a safe file-name part. */

@@ -36,7 +36,7 @@ public final class ClaimsDir {
         if (run != null) return tmpDefault();
         // a session's runtime directory is /run/user/UID under systemd-logind; seen here only if it is there
         try {
-            Path guess = runtimeDir("/run/user/" + LockTable.ownUid());
+            Path guess = runtimeDir("/run/user/" + UserFiles.ownUid());
             return guess == null ? null : guess.resolve("qv4j");
         } catch (IOException | RuntimeException e) {
             return null;
@@ -58,7 +58,7 @@ public final class ClaimsDir {
         try {
             Path p = Path.of(value);
             if (!p.isAbsolute() || !Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS)) return null;
-            if ((Integer) Files.getAttribute(p, "unix:uid", LinkOption.NOFOLLOW_LINKS) != LockTable.ownUid()) return null;
+            if ((Integer) Files.getAttribute(p, "unix:uid", LinkOption.NOFOLLOW_LINKS) != UserFiles.ownUid()) return null;
             Set<PosixFilePermission> perms = Files.getPosixFilePermissions(p, LinkOption.NOFOLLOW_LINKS);
             if (perms.contains(PosixFilePermission.GROUP_WRITE) || perms.contains(PosixFilePermission.OTHERS_WRITE)) return null;
             return p;
@@ -84,7 +84,7 @@ public final class ClaimsDir {
         if (Files.isSymbolicLink(dir)) return "it is a symbolic link";
         if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) return "it is not a directory";
         int owner = (Integer) Files.getAttribute(dir, "unix:uid", LinkOption.NOFOLLOW_LINKS);
-        int me = LockTable.ownUid();
+        int me = UserFiles.ownUid();
         if (owner != me) return "it belongs to uid " + owner + ", not to this user (uid " + me + ")";
         Set<PosixFilePermission> perms = Files.getPosixFilePermissions(dir, LinkOption.NOFOLLOW_LINKS);
         if (perms.contains(PosixFilePermission.GROUP_WRITE) || perms.contains(PosixFilePermission.OTHERS_WRITE)) {

@@ -1,12 +1,13 @@
 package io.qv4j.agent.node;
 
+import io.qv4j.agent.io.UserFiles;
+
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -27,40 +28,6 @@ final class LockTable {
         } catch (IOException | RuntimeException e) {
             return -1;
         }
-    }
-
-    /** The effective uid, from /proc/self/status ({@code Uid:} real, effective, saved, fs). */
-    static int ownUid() throws IOException {
-        byte[] b = proc("/proc/self/status");
-        String status = b == null ? "" : new String(b, StandardCharsets.ISO_8859_1);
-        int line = status.startsWith("Uid:") ? 0 : status.indexOf("\nUid:");
-        if (line < 0) throw new IOException("no Uid in /proc/self/status");
-        int i = status.indexOf(':', line) + 1;
-        for (int field = 0; ; field++) {
-            while (i < status.length() && (status.charAt(i) == ' ' || status.charAt(i) == '\t')) i++;
-            int start = i;
-            while (i < status.length() && status.charAt(i) >= '0' && status.charAt(i) <= '9') i++;
-            if (i == start) throw new IOException("no effective uid in /proc/self/status");
-            if (field == 1) return Integer.parseInt(status.substring(start, i));
-        }
-    }
-
-    /**
-     * A /proc file whole (its size is unknown until read), with java.io and no charset decoder:
-     * the readers of Files pull in a dozen classes a cold start must load; null when unreadable.
-     */
-    private static byte[] proc(String file) {
-        byte[] buf = new byte[8192];
-        int n = 0;
-        try (java.io.FileInputStream in = new java.io.FileInputStream(file)) {
-            for (int r; (r = in.read(buf, n, buf.length - n)) > 0; ) {
-                n += r;
-                if (n == buf.length) buf = Arrays.copyOf(buf, buf.length * 2);
-            }
-        } catch (IOException | RuntimeException e) {
-            return null;
-        }
-        return Arrays.copyOf(buf, n);
     }
 
     /**
@@ -98,7 +65,7 @@ final class LockTable {
     /** Held locks in /proc/locks: file key → holder pid (waiters, {@code ->}, left out). Parsed by hand: no regex, no charset decoder. */
     static Map<String, Long> liveLocks() {
         Map<String, Long> out = new HashMap<>();
-        byte[] buf = proc("/proc/locks");
+        byte[] buf = UserFiles.proc("/proc/locks");
         if (buf == null) return out;
         int n = buf.length;
         String[] f = new String[6];

@@ -1,6 +1,7 @@
 package io.qv4j.agent.node;
 
 import io.qv4j.agent.boot.AgentThread;
+import io.qv4j.agent.io.UserFiles;
 import io.qv4j.agent.log.Log;
 import io.qv4j.topology.CpuSet;
 
@@ -80,7 +81,7 @@ final class OpenHftLocks {
         Map<Integer, Boolean> made = new HashMap<>();
         if (uid == null) {
             try {
-                uid = LockTable.ownUid();
+                uid = UserFiles.ownUid();
             } catch (IOException | RuntimeException e) {
                 skipHft(pus.get(0), "this user's uid is unknown (" + e + ")");
                 return busy;

@@ -24,6 +24,21 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 class UserFilesTest {
 
+    @Test
+    void theOwnUidIsTheEffectiveUidTheKernelGivesThisProcessesFiles(@TempDir Path dir) throws Exception {
+        Path made = Files.createFile(dir.resolve("mine"));
+        assertEquals(Files.getAttribute(made, "unix:uid"), UserFiles.ownUid());
+        assertEquals(UserFiles.ownUid(), UserFiles.ownUid());
+    }
+
+    @Test
+    void procReadsAFileWhoseSizeTheKernelDoesNotSayAndNullForOneThatIsNotThere() {
+        String status = new String(UserFiles.proc("/proc/self/status"), StandardCharsets.ISO_8859_1);
+        assertTrue(status.contains("\nUid:"), status);
+        assertEquals(null, UserFiles.proc("/proc/self/no-such-file"));
+    }
+
+
     private static final byte[] DATA = "{\"report\": 1}\n".getBytes(StandardCharsets.UTF_8);
     private static final Duration QUICK = Duration.ofSeconds(1); // a FIFO without a writer would block forever
 
