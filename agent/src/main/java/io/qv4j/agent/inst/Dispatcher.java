@@ -45,11 +45,14 @@ public final class Dispatcher implements ObjIntConsumer<Object> {
                 case QvHooks.POOL_CREATED -> placer.poolCreated(o);
                 case QvHooks.WORKER_START -> placer.workerStart(o, Thread.currentThread());
                 case QvHooks.WORKER_EXIT -> placer.workerExit(o, Thread.currentThread());
+                // The worker is the current thread (the hook runs in its run()). Not passing it as the
+                // ForkJoinWorkerThread it is keeps the verifier from loading that class, one of the
+                // hook targets, before the hooks are installed: it would then have to be redefined.
                 case QvHooks.FJ_START -> {
-                    if (o instanceof ForkJoinWorkerThread w) placer.workerStart(w.getPool(), w);
+                    if (o instanceof ForkJoinWorkerThread w) placer.workerStart(w.getPool(), Thread.currentThread());
                 }
                 case QvHooks.FJ_EXIT -> {
-                    if (o instanceof ForkJoinWorkerThread w) placer.workerExit(w.getPool(), w);
+                    if (o instanceof ForkJoinWorkerThread w) placer.workerExit(w.getPool(), Thread.currentThread());
                 }
                 case QvHooks.THREAD_START -> placer.threadStart(Thread.currentThread());
                 case QvHooks.THREAD_EXIT -> placer.threadExit(Thread.currentThread());

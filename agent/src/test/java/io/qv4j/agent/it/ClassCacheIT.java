@@ -21,6 +21,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * The cache of rewritten JDK classes in real JVMs: the first start rewrites and keeps the classes,
  * the next takes them from the cache and places its workers the same way; damaged entries are
  * rewritten; a JVM whose JDK classes differ (another JDK, as after an update) rewrites its own.
+ * Of the four hooked JDK classes only Thread, loaded before any agent, is redefined.
  */
 class ClassCacheIT {
 
@@ -57,6 +58,21 @@ class ClassCacheIT {
         assertEquals(2, second.cpus().size(), second.result().toString());
         // the same plan: each worker's kernel mask is one of the first run's (the order may differ)
         assertEquals(Set.copyOf(first.cpus().values()), Set.copyOf(second.cpus().values()), first.cpus() + " vs " + second.cpus());
+    }
+
+    @Test
+    void onlyThreadIsRedefinedTheOtherHookedClassesAreRewrittenAsTheyLoad(@TempDir Path cache) throws Exception {
+        for (Path java : Jvm.javas()) {
+            Jvm.App app = Jvm.app(java, List.of("env", "XDG_CACHE_HOME=" + cache), List.of("-Xlog:redefine+class+load=info"),
+                    "split-at=core,color=spread", List.of("target/test-classes"), "io.qv4j.testapps.PoolApp", Set.of("thread"), "fj", "2");
+            String out = app.result().stdout();
+            assertEquals(2, app.cpus().size(), app.result().toString());
+            assertTrue(out.contains("redefined name=java.lang.Thread"), out);
+            for (String target : List.of("java.util.concurrent.ThreadPoolExecutor", "java.util.concurrent.ForkJoinPool",
+                    "java.util.concurrent.ForkJoinWorkerThread")) {
+                assertFalse(out.contains("redefined name=" + target + ","), target + " redefined (loaded before the hooks were installed): " + out);
+            }
+        }
     }
 
     @Test
