@@ -2,6 +2,7 @@ package io.qv4j.split;
 
 import org.junit.jupiter.api.Test;
 
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.Random;
 import java.util.stream.IntStream;
@@ -26,8 +27,8 @@ class MappingOrderTest {
         Random r = new Random(7);
         for (int n = 0; n < 500; n++) {
             int[] keys = r.ints(r.nextInt(40), -3, r.nextBoolean() ? 3 : Integer.MAX_VALUE).toArray();
-            if (r.nextInt(4) == 0) java.util.Arrays.sort(keys);
-            assertArrayEquals(expected(keys), Mapping.order(keys), () -> java.util.Arrays.toString(keys));
+            if (r.nextInt(4) == 0) Arrays.sort(keys);
+            assertArrayEquals(expected(keys), Mapping.order(keys), () -> Arrays.toString(keys));
         }
     }
 }

@@ -64,7 +64,7 @@ public final class Boot {
         ClassCache cache = ClassCache.open();
         Class<?> hooks = hooksClass(inst, cache, natively);
         setHandler(hooks, "handler", handler);
-        if (catchUp) hooks.getField("catchUp").set(null, true);
+        if (catchUp) catchUp(hooks, true);
         HookTransformer t = new HookTransformer(HOOKS.replace('.', '/'), cache);
         inst.addTransformer(t, true);
         boolean aot = writingAotCache(inst);

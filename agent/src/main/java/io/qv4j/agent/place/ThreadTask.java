@@ -41,15 +41,16 @@ final class ThreadTask {
             Field holder = null;
             Field task = null;
             try {
-                target = open(Thread.class, "target");
-            } catch (Throwable notThere) {
-                try {
+                if (IN_HOLDER) {
                     holder = open(Thread.class, "holder");
                     task = open(holder.getType(), "task");
-                } catch (Throwable cannot) {
-                    holder = null;
-                    task = null;
+                } else {
+                    target = open(Thread.class, "target");
                 }
+            } catch (Throwable cannot) {
+                target = null;
+                holder = null;
+                task = null;
             }
             TARGET = target;
             HOLDER = holder;

@@ -17,6 +17,7 @@ import java.util.concurrent.TimeUnit;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -35,9 +36,8 @@ class UserFilesTest {
     void procReadsAFileWhoseSizeTheKernelDoesNotSayAndNullForOneThatIsNotThere() {
         String status = new String(UserFiles.proc("/proc/self/status"), StandardCharsets.ISO_8859_1);
         assertTrue(status.contains("\nUid:"), status);
-        assertEquals(null, UserFiles.proc("/proc/self/no-such-file"));
+        assertNull(UserFiles.proc("/proc/self/no-such-file"));
     }
-
 
     private static final byte[] DATA = "{\"report\": 1}\n".getBytes(StandardCharsets.UTF_8);
     private static final Duration QUICK = Duration.ofSeconds(1); // a FIFO without a writer would block forever

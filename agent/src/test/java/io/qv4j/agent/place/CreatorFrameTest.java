@@ -59,14 +59,18 @@ class CreatorFrameTest {
     }
 
     @Test
-    void anAgentFrameBelowTheCreatorIsNotTheCreator() {
+    void aPoolTheAgentItselfMakesHasTheAgentAsItsCreator() {
+        // only the agent's frames above the hook are skipped: one below the pool's constructor made it
         StackTraceElement[] trace = {
+            frame("io.qv4j.agent.place.Eligibility", "creator"),
             frame("java.util.concurrent.QvHooks", "poolCreated"),
             frame("java.util.concurrent.ThreadPoolExecutor", "<init>"),
-            frame("com.acme.Main", "start"),
-            frame("io.qv4j.agent.place.Placer", "somethingBelow"),
+            frame("io.qv4j.agent.node.KeepFresh", "start"),
+            frame("com.acme.Main", "main"),
         };
-        assertEquals("com.acme.Main", Eligibility.creatorFrame(trace, ThreadPoolExecutor.class).getClassName());
+        StackTraceElement f = Eligibility.creatorFrame(trace, ThreadPoolExecutor.class);
+        assertEquals("io.qv4j.agent.node.KeepFresh", f.getClassName());
+        assertEquals(Eligibility.Origin.AGENT, Eligibility.originOf(f.getClassName()));
     }
 
     @Test
