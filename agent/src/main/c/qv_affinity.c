@@ -8,12 +8,15 @@
  * It also defines the agent's hook class in the boot loader and reads a private field (a
  * thread's task), both through JNI itself: without them the agent must open java.base's packages
  * with Instrumentation.redefineModule, which costs 10 ms of a cold JVM's CPU on JDK 17 and 25 ms
- * on JDK 25 (measured).
+ * on JDK 25 (measured). And it tells the hook class of every platform thread that starts or ends,
+ * through JVMTI's thread events: without them the agent must redefine java.lang.Thread, which
+ * deoptimizes what depends on it and throws away the compiles in flight.
  *
  * No C library: the three system calls are made directly, so the same file loads on glibc and
  * musl systems alike and needs no shared library (built by scripts/build-native, -nostdlib).
  */
 #include <jni.h>
+#include <jvmti.h>
 
 #if defined(__x86_64__)
 #define NR_SCHED_SETAFFINITY 203
@@ -115,22 +118,35 @@ Java_io_qv4j_agent_bind_NativeAffinity_defineBootClass0(JNIEnv *env, jclass cls,
     return c;
 }
 
+enum member { FIELD, STATIC_FIELD, STATIC_METHOD };
+
+/*
+ * The ID of the member name of type signature (Java strings) of class c; 0, with nothing pending,
+ * where c has none (not this JDK's field), or 0 with OutOfMemoryError pending.
+ */
+static void *member(JNIEnv *env, jclass c, jstring name, jstring signature, enum member kind) {
+    const char *n = (*env)->GetStringUTFChars(env, name, 0);
+    if (n == 0) return 0;
+    const char *s = (*env)->GetStringUTFChars(env, signature, 0);
+    void *id = 0;
+    if (s != 0) {
+        id = kind == FIELD ? (void *) (*env)->GetFieldID(env, c, n, s)
+                : kind == STATIC_FIELD ? (void *) (*env)->GetStaticFieldID(env, c, n, s)
+                : (void *) (*env)->GetStaticMethodID(env, c, n, s);
+        if (id == 0) (*env)->ExceptionClear(env);
+        (*env)->ReleaseStringUTFChars(env, signature, s);
+    }
+    (*env)->ReleaseStringUTFChars(env, name, n);
+    return id;
+}
+
 /*
  * The object field name of type signature of o, whatever its access (JNI does not check it);
  * null, with nothing pending, where o has no such field.
  */
 JNIEXPORT jobject JNICALL
 Java_io_qv4j_agent_bind_NativeAffinity_objectField0(JNIEnv *env, jclass cls, jobject o, jstring name, jstring signature) {
-    const char *n = (*env)->GetStringUTFChars(env, name, 0);
-    if (n == 0) return 0;
-    const char *s = (*env)->GetStringUTFChars(env, signature, 0);
-    jfieldID f = 0;
-    if (s != 0) {
-        f = (*env)->GetFieldID(env, (*env)->GetObjectClass(env, o), n, s);
-        if (f == 0) (*env)->ExceptionClear(env); /* NoSuchFieldError: not this JDK's field */
-        (*env)->ReleaseStringUTFChars(env, signature, s);
-    }
-    (*env)->ReleaseStringUTFChars(env, name, n);
+    jfieldID f = member(env, (*env)->GetObjectClass(env, o), name, signature, FIELD);
     return f == 0 ? 0 : (*env)->GetObjectField(env, o, f);
 }
 
@@ -142,18 +158,52 @@ Java_io_qv4j_agent_bind_NativeAffinity_objectField0(JNIEnv *env, jclass cls, job
  */
 JNIEXPORT jint JNICALL
 Java_io_qv4j_agent_bind_NativeAffinity_setStaticField0(JNIEnv *env, jclass cls, jclass c, jstring name, jstring signature, jobject value) {
-    const char *n = (*env)->GetStringUTFChars(env, name, 0);
-    if (n == 0) return 1;
-    const char *s = (*env)->GetStringUTFChars(env, signature, 0);
-    jfieldID f = 0;
-    if (s != 0) {
-        f = (*env)->GetStaticFieldID(env, c, n, s);
-        if (f == 0) (*env)->ExceptionClear(env);
-        (*env)->ReleaseStringUTFChars(env, signature, s);
-    }
-    (*env)->ReleaseStringUTFChars(env, name, n);
+    jfieldID f = member(env, c, name, signature, STATIC_FIELD);
     if (f == 0) return 1;
     (*env)->SetStaticObjectField(env, c, f, value);
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
     return 0;
+}
+
+/* Set once by watchThreads0, before the events are enabled; zero until then (static storage). */
+static jclass watcher;
+static jmethodID on_start, on_end;
+static jvmtiEventCallbacks callbacks;
+
+/* Both events come on the thread itself; the hook catches what it throws, this what it cannot. */
+static void JNICALL thread_started(jvmtiEnv *jvmti, JNIEnv *env, jthread thread) {
+    (*env)->CallStaticVoidMethod(env, watcher, on_start, thread);
+    (*env)->ExceptionClear(env);
+}
+
+static void JNICALL thread_ended(jvmtiEnv *jvmti, JNIEnv *env, jthread thread) {
+    (*env)->CallStaticVoidMethod(env, watcher, on_end, thread);
+    (*env)->ExceptionClear(env);
+}
+
+/*
+ * From now on, every platform thread that starts calls c.start(thread) before its run() and
+ * c.end(thread) after (static methods of descriptor signature), through JVMTI's ThreadStart and
+ * ThreadEnd events (no capability needed, so a JVM in its live phase grants them). Once per JVM.
+ * Returns 0; -1 when already watching; -2 when c lacks a method; -3 when the JVM gives no JVMTI
+ * environment; else the JVMTI error.
+ */
+JNIEXPORT jint JNICALL
+Java_io_qv4j_agent_bind_NativeAffinity_watchThreads0(JNIEnv *env, jclass cls, jclass c, jstring start, jstring end, jstring signature) {
+    if (watcher != 0) return -1;
+    jmethodID s = member(env, c, start, signature, STATIC_METHOD);
+    jmethodID e = s == 0 ? 0 : member(env, c, end, signature, STATIC_METHOD);
+    if (e == 0) return -2;
+    JavaVM *vm;
+    jvmtiEnv *jvmti;
+    if ((*env)->GetJavaVM(env, &vm) != JNI_OK || (*vm)->GetEnv(vm, (void **) &jvmti, JVMTI_VERSION_1_2) != JNI_OK) return -3;
+    watcher = (*env)->NewGlobalRef(env, c);
+    on_start = s;
+    on_end = e;
+    callbacks.ThreadStart = thread_started;
+    callbacks.ThreadEnd = thread_ended;
+    jvmtiError r = (*jvmti)->SetEventCallbacks(jvmti, &callbacks, (jint) sizeof callbacks);
+    if (r == JVMTI_ERROR_NONE) r = (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_THREAD_START, 0);
+    if (r == JVMTI_ERROR_NONE) r = (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_THREAD_END, 0);
+    return (jint) r;
 }

@@ -31,9 +31,9 @@ import java.util.concurrent.CountDownLatch;
 
 /**
  * The -javaagent entry point. It never throws: an exception escaping premain kills the JVM.
- * Start-up does the minimum on the main thread (parse options, define the boot part, instrument
- * four JDK classes); the topology and the native binding library load on a background thread,
- * and a worker waits for them only when it starts.
+ * Start-up does the minimum on the main thread (parse options, load the JNI library, define the
+ * boot part, instrument the JDK's pool classes); the topology and the binder are made on a
+ * background thread, and a worker waits for them only when it starts.
  */
 public final class QvAgent {
 
@@ -90,7 +90,8 @@ public final class QvAgent {
             Placer p = init.build(config);
             Dispatcher d = new Dispatcher(p, attached);
             long tOpts = System.nanoTime();
-            HookTransformer t = Boot.install(inst, d, attached, o.bind() == Options.Bind.ON);
+            Boot.Installed installed = Boot.install(inst, d, attached, o.bind() != Options.Bind.OFF);
+            HookTransformer t = installed.transformer();
             long tHooks = System.nanoTime();
             d.hooks(Class.forName(Boot.HOOKS, false, null));
             AnnotationSupport.install(inst, p, o);
@@ -111,7 +112,7 @@ public final class QvAgent {
                 }));
             }
             Log.debug("premain " + (System.nanoTime() - t0) / 1000 + " us (options " + (tOpts - t0) / 1000 + " us, hooks " + (tHooks - tOpts) / 1000 + " us); agent on: "
-                    + o.policy() + ", bind=" + o.bind().word() + ", hooks " + t.done() + " (" + t.source() + ")" + (config.rules().isEmpty() ? "" : ", " + config.rules().list().size() + " rules"));
+                    + o.policy() + ", bind=" + o.bind().word() + ", hooks " + t.done() + " (" + t.source() + "), plain threads from " + installed.threads() + (config.rules().isEmpty() ? "" : ", " + config.rules().list().size() + " rules"));
         } catch (Throwable t) {
             Log.info("agent disabled: " + t);
             if (o.strict() && !attached) {

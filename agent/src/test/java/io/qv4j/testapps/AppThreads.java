@@ -1,5 +1,8 @@
 package io.qv4j.testapps;
 
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.ForkJoinWorkerThread;
+
 /**
  * Threads and tasks of "application" classes for in-process thread-group tests: outside the
  * agent's packages, whose own threads and tasks the agent never takes.
@@ -13,6 +16,13 @@ public final class AppThreads {
     public static final class Named extends Thread {
         public Named(String name) {
             super(name);
+        }
+    }
+
+    /** The application's own fork-join worker class, as a custom pool factory makes. */
+    public static final class Worker extends ForkJoinWorkerThread {
+        public Worker(ForkJoinPool pool) {
+            super(pool);
         }
     }
 

@@ -11,7 +11,7 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * Plain platform threads for the thread-group tests: {@code pipe-1}, {@code pipe-2}, a thread that
  * overrides nothing and has no rule ({@code Thread-N}, printed as {@code unnamed}) and a subclass
- * of Thread named {@code pipe-9} that overrides run() without calling super.run(). Each prints
+ * of Thread named {@code own-1} that overrides run() without calling super.run(). Each prints
  * {@code thread NAME tid=TID cpus=LIST} from its own /proc/thread-self/status.
  */
 public final class ThreadsApp {
@@ -23,9 +23,22 @@ public final class ThreadsApp {
         ts.add(new Thread(() -> record("pipe-1"), "pipe-1"));
         ts.add(new Thread(() -> record("pipe-2"), "pipe-2"));
         ts.add(new Thread(() -> record("unnamed")));
+        ts.add(new Own("own-1"));
         for (Thread t : ts) t.start();
         for (Thread t : ts) t.join();
         for (String line : new TreeMap<>(SEEN).values()) System.out.println(line);
+    }
+
+    /** Never reaches Thread.run(): only JVMTI's thread events see it start. */
+    static final class Own extends Thread {
+        Own(String name) {
+            super(name);
+        }
+
+        @Override
+        public void run() {
+            record(getName());
+        }
     }
 
     static void record(String as) {

@@ -166,6 +166,27 @@ public final class NativeAffinity implements Binder {
         return loaded != null && setStaticField0(c, name, signature, value) == 0;
     }
 
+    /**
+     * From now on, every platform thread that starts calls the static {@code c.start(Object)}
+     * with itself before its {@code run()}, and {@code c.end(Object)} after it, through JVMTI's
+     * thread events: {@code java.lang.Thread} need not be redefined for it. Once per JVM.
+     *
+     * @return null when watching, else why not
+     */
+    public static String watchThreads(Class<?> c, String start, String end, String descriptor) {
+        if (loaded == null) return "the native library is not loaded";
+        int rc = watchThreads0(c, start, end, descriptor);
+        return switch (rc) {
+            case 0 -> null;
+            case -1 -> "threads are already watched in this JVM";
+            case -2 -> c.getName() + " lacks " + start + " or " + end + descriptor;
+            case -3 -> "the JVM gives no JVMTI environment";
+            default -> "JVMTI error " + rc;
+        };
+    }
+
+    private static native int watchThreads0(Class<?> c, String start, String end, String descriptor);
+
     private static native Class<?> defineBootClass0(String internalName, byte[] bytes);
 
     private static native int setStaticField0(Class<?> c, String name, String signature, Object value);

@@ -105,12 +105,15 @@ public final class QvHooks {
         call(thread, FJ_EXIT);
     }
 
-    /** Thread.run, at enter: only when the thread runs itself (not a direct call of run() on another thread). */
+    /**
+     * A platform thread starts: called by JVMTI's ThreadStart event through the JNI library, or at
+     * the entry of Thread.run; only when the thread runs itself (not a direct call of run() on another thread).
+     */
     public static void threadStart(Object thread) {
         if (thread == Thread.currentThread()) call(thread, THREAD_START);
     }
 
-    /** Thread.run, before its normal return, likewise. */
+    /** The thread ends (JVMTI's ThreadEnd event), or Thread.run returns normally; likewise. */
     public static void threadExit(Object thread) {
         if (thread == Thread.currentThread()) call(thread, THREAD_EXIT);
     }

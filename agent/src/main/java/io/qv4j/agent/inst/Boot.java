@@ -1,6 +1,7 @@
 package io.qv4j.agent.inst;
 
 import io.qv4j.agent.bind.NativeAffinity;
+import io.qv4j.agent.boot.QvHooks;
 import io.qv4j.agent.log.Log;
 
 import java.io.IOException;
@@ -17,14 +18,15 @@ import java.util.function.ObjIntConsumer;
 /**
  * Installs the boot part and the hooks. The hook class is defined inside {@code java.util.concurrent},
  * not by appending to the boot class path, which would turn off class-data sharing for every
- * application class: through the agent's JNI library where the binder loads it anyway
- * ({@code bind=on}), else through a private lookup after opening that package (and
+ * application class: through the agent's JNI library unless {@code bind=off} (which loads no
+ * native code), else through a private lookup after opening that package (and
  * {@code java.lang}, for threads' tasks) to the agent, which costs a cold JVM milliseconds more.
  */
 public final class Boot {
 
     public static final String HOOKS = "java.util.concurrent.QvHooks";
     private static final String TEMPLATE = "io/qv4j/agent/boot/QvHooks";
+    private static final Set<String> WITHOUT_THREAD = Set.of(HookTransformer.TPE, HookTransformer.FJP, HookTransformer.FJWT);
 
     private Boot() {
     }
@@ -54,34 +56,56 @@ public final class Boot {
         return MethodHandles.privateLookupIn(ConcurrentHashMap.class, MethodHandles.lookup()).defineClass(renamed);
     }
 
+    /** What {@link #install} put in: the transformer, and where plain threads' starts come from. */
+    public record Installed(HookTransformer transformer, String threads) {
+    }
+
     /**
-     * Sets the handler, then instruments the four JDK classes (retransforming those already
-     * loaded), with the rewrites of earlier runs where the per-user {@link ClassCache} has them.
+     * Sets the handler, then instruments the JDK classes (retransforming those already loaded),
+     * with the rewrites of earlier runs where the per-user {@link ClassCache} has them. Plain
+     * threads' starts and ends come from JVMTI's thread events where the JNI library is loaded;
+     * only where it is not, from a hook in {@code Thread.run()}, which means redefining
+     * {@code Thread}: that deoptimizes what depends on it, throws away the compiles in flight, and
+     * misses a thread whose class overrides {@code run()}.
      *
-     * @param natively define the hook class through the JNI library ({@code bind=on} loads it anyway)
+     * @param placesThreads bind is not off: plain threads may be placed, and the JNI library
+     *                      defines the hook class and watches threads where it loads
      */
-    public static HookTransformer install(Instrumentation inst, ObjIntConsumer<Object> handler, boolean catchUp, boolean natively) throws Exception {
+    public static Installed install(Instrumentation inst, ObjIntConsumer<Object> handler, boolean catchUp, boolean placesThreads) throws Exception {
         ClassCache cache = ClassCache.open();
-        Class<?> hooks = hooksClass(inst, cache, natively);
+        Class<?> hooks = hooksClass(inst, cache, placesThreads);
         setHandler(hooks, "handler", handler);
         if (catchUp) catchUp(hooks, true);
-        HookTransformer t = new HookTransformer(HOOKS.replace('.', '/'), cache);
+        Set<String> targets = WITHOUT_THREAD;
+        String threads;
+        if (!placesThreads) {
+            threads = "nowhere (bind=off)";
+        } else {
+            String unwatched = NativeAffinity.watchThreads(hooks, QvHooks.THREAD_START_HOOK, QvHooks.THREAD_EXIT_HOOK, QvHooks.OBJECT_HOOK);
+            if (unwatched == null) {
+                threads = "JVMTI thread events";
+            } else if (writingAotCache(inst)) {
+                Log.info("this JVM writes an AOT cache (a training run) and the JNI library is not loaded (" + unwatched + "): java.lang.Thread is "
+                        + "left as it is, since JDK 25 crashes writing the cache after a redefinition of Thread; in this run plain threads "
+                        + "(Netty, Tomcat, Jetty, thread rules) are not placed, pools are");
+                threads = "nowhere (an AOT training run)";
+            } else {
+                Log.debug("plain threads through Thread.run(), not JVMTI's thread events: " + unwatched);
+                threads = "Thread.run()";
+                targets = HookTransformer.TARGETS;
+            }
+        }
+        HookTransformer t = new HookTransformer(HOOKS.replace('.', '/'), cache, targets);
         inst.addTransformer(t, true);
-        boolean aot = writingAotCache(inst);
         List<Class<?>> again = new ArrayList<>();
-        for (String name : HookTransformer.TARGETS) {
+        for (String name : targets) {
             String dotted = name.replace('/', '.');
-            if (aot && name.equals(HookTransformer.THREAD)) continue;
             Class<?> c = Class.forName(dotted, false, null);
             if (!t.done().containsKey(dotted)) again.add(c);
         }
-        if (aot) {
-            Log.info("this JVM writes an AOT cache (a training run): java.lang.Thread is left as it is, since JDK 25 crashes writing the cache "
-                    + "after a redefinition of Thread; in this run plain threads (Netty, Tomcat, Jetty, thread rules) are not placed, pools are");
-        }
         if (!again.isEmpty()) inst.retransformClasses(again.toArray(new Class<?>[0]));
         if (t.failure() != null) throw new IllegalStateException("instrumenting failed", t.failure());
-        return t;
+        return new Installed(t, threads);
     }
 
     /**

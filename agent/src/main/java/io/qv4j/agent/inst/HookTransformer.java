@@ -12,7 +12,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * A plain transformer for exactly four boot classes. It inserts {@code ALOAD 0; INVOKESTATIC
+ * A plain transformer for the four boot classes, or the three of them other than {@code Thread}
+ * where JVMTI's thread events tell of plain threads instead ({@link Boot#install}). It inserts {@code ALOAD 0; INVOKESTATIC
  * java/util/concurrent/QvHooks.x(Object)} at method entry or before each return ({@link #hooks()}
  * lists them; the names are constants of {@link QvHooks}): no branches, so stack map frames stay
  * valid. The rewrite itself is {@link HookRewriter}'s (ASM); a rewrite an earlier run kept in the
@@ -58,6 +59,7 @@ public final class HookTransformer implements ClassFileTransformer {
 
     private final String hooks;
     private final ClassCache cache;
+    private final Set<String> targets;
     /** Class → the hooks inserted into it (e.g. "getTask runWorker"): for the log and the tests. */
     private final Map<String, String> done = new ConcurrentHashMap<>();
     /** How many of the classes came from the cache. */
@@ -65,13 +67,16 @@ public final class HookTransformer implements ClassFileTransformer {
     private volatile Throwable failure;
 
     public HookTransformer(String hooksInternalName) {
-        this(hooksInternalName, ClassCache.NONE);
+        this(hooksInternalName, ClassCache.NONE, TARGETS);
     }
 
-    HookTransformer(String hooksInternalName, ClassCache cache) {
+    /** @param targets the classes to rewrite: {@link #TARGETS}, or those without {@link #THREAD} */
+    HookTransformer(String hooksInternalName, ClassCache cache, Set<String> targets) {
         this.hooks = hooksInternalName;
         this.cache = cache;
+        this.targets = targets;
     }
+
 
     /** The hook methods this transformer can insert calls to (on the hook class it is given). */
     public static List<HookMethod> hooks() {
@@ -110,7 +115,7 @@ public final class HookTransformer implements ClassFileTransformer {
 
     @Override
     public byte[] transform(ClassLoader loader, String className, Class<?> redefined, ProtectionDomain pd, byte[] bytes) {
-        if (loader != null || className == null || !TARGETS.contains(className)) return null;
+        if (loader != null || className == null || !targets.contains(className)) return null;
         try {
             return instrument(className, bytes);
         } catch (Throwable t) {

@@ -10,7 +10,7 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Which plain platform threads are the tasks of a split (DESIGN.md §6.2, thread groups): asked on
- * every thread that starts through {@code Thread.run()}. The rules that can name plain threads
+ * every platform thread that starts (from JVMTI's thread events, or from {@code Thread.run()}). The rules that can name plain threads
  * come first, then the recognizers. A thread nothing names costs one lookup of its class (which
  * recognizers may apply), one read of its task and, with rules, matching its name; the agent's own
  * threads, JDK-internal threads, pool workers (the pool hooks place those) and virtual threads
@@ -19,6 +19,7 @@ import java.util.concurrent.ConcurrentHashMap;
 final class ThreadSets {
 
     private static final String TPE_WORKER = "java.util.concurrent.ThreadPoolExecutor$Worker";
+    private static final String FJ_WORKER = "java.util.concurrent.ForkJoinWorkerThread";
 
     private final Rule[] rules;
     private final ThreadRecognizer[] recognizers;
@@ -122,10 +123,18 @@ final class ThreadSets {
         return c >= '0' && c <= '9';
     }
 
-    /** Threads of these classes are the JDK's or the agent's ({@code java.lang.Thread} itself is the application's). */
+    /**
+     * Threads of these classes are the JDK's or the agent's ({@code java.lang.Thread} itself is the
+     * application's), or fork-join workers, the application's own subclasses too (the pool hooks
+     * place those). By name: naming the worker class here would load it before its hooks are in.
+     */
     private static boolean skipped(Class<?> c) {
         String cls = c.getName();
-        return c != Thread.class && (cls.startsWith("java.") || cls.startsWith("jdk.") || cls.startsWith("sun.") || AgentClasses.isOurs(cls));
+        if (c != Thread.class && (cls.startsWith("java.") || cls.startsWith("jdk.") || cls.startsWith("sun.") || AgentClasses.isOurs(cls))) return true;
+        for (Class<?> s = c.getSuperclass(); s != null; s = s.getSuperclass()) {
+            if (s.getName().equals(FJ_WORKER)) return true;
+        }
+        return false;
     }
 
     /** Tasks of these classes: a JDK pool's worker (placed by the pool hooks), the JDK's or the agent's own work. */

@@ -5,6 +5,9 @@ import org.junit.jupiter.api.Test;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -109,6 +112,58 @@ class BinderTest {
         assertNull(NativeAffinity.objectField(p, "secret", "Ljava/lang/Object;"), "another type is another field");
         assertNull(NativeAffinity.objectField(p, "absent", "Ljava/lang/Runnable;"));
         assertNull(NativeAffinity.objectField(null, "secret", "Ljava/lang/Runnable;"));
+    }
+
+    /** The hook class of the test below: what JVMTI's thread events call, for threads it names. */
+    static final class Watcher {
+        static final List<String> SEEN = new CopyOnWriteArrayList<>();
+
+        static void started(Object t) {
+            record("start", t);
+            if (((Thread) t).getName().equals("watched-throws")) throw new IllegalStateException("a hook that throws");
+        }
+
+        static void ended(Object t) {
+            record("end", t);
+        }
+
+        private static void record(String event, Object t) {
+            String name = ((Thread) t).getName();
+            if (name.startsWith("watched-")) SEEN.add(event + " " + name + (t == Thread.currentThread() ? " on itself" : " elsewhere"));
+        }
+    }
+
+    /** Overrides run() without calling super.run(): a hook in Thread.run() would not see it. */
+    static final class OwnRun extends Thread {
+        final AtomicBoolean ran = new AtomicBoolean();
+
+        OwnRun(String name) {
+            super(name);
+        }
+
+        @Override
+        public void run() {
+            ran.set(true);
+        }
+    }
+
+    @Test
+    void nativeLibraryCallsTheWatcherOnEveryPlatformThreadThatStartsAndEndsOnTheThreadItselfOncePerJvm() throws Exception {
+        assumeTrue(NativeAffinity.class.getResource(NativeAffinity.RESOURCE) != null, "built without a C compiler");
+        assertNotNull(NativeAffinity.load());
+        String desc = "(Ljava/lang/Object;)V";
+        assertEquals(Watcher.class.getName() + " lacks absent or ended" + desc, NativeAffinity.watchThreads(Watcher.class, "absent", "ended", desc));
+        assertNull(NativeAffinity.watchThreads(Watcher.class, "started", "ended", desc));
+        assertEquals("threads are already watched in this JVM", NativeAffinity.watchThreads(Watcher.class, "started", "ended", desc));
+        OwnRun own = new OwnRun("watched-own");
+        OwnRun throwing = new OwnRun("watched-throws");
+        for (Thread t : List.of(own, throwing)) {
+            t.start();
+            t.join();
+        }
+        assertTrue(own.ran.get() && throwing.ran.get(), "a hook that throws does not stop the thread");
+        assertEquals(List.of("start watched-own on itself", "end watched-own on itself", "start watched-throws on itself", "end watched-throws on itself"),
+                Watcher.SEEN);
     }
 
     /**

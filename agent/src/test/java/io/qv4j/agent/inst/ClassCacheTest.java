@@ -57,8 +57,8 @@ class ClassCacheTest {
 
     @Test
     void theTransformerUsesAKeptRewriteAndKeepsANewOne(@TempDir Path dir) throws Exception {
-        byte[] rewritten = new HookTransformer("java/util/concurrent/QvHooks", new ClassCache(dir, BUILD)).instrument(TPE, original());
-        HookTransformer second = new HookTransformer("java/util/concurrent/QvHooks", new ClassCache(dir, BUILD));
+        byte[] rewritten = new HookTransformer("java/util/concurrent/QvHooks", new ClassCache(dir, BUILD), HookTransformer.TARGETS).instrument(TPE, original());
+        HookTransformer second = new HookTransformer("java/util/concurrent/QvHooks", new ClassCache(dir, BUILD), HookTransformer.TARGETS);
         assertArrayEquals(rewritten, second.instrument(TPE, original()));
         assertEquals("from the cache", second.source());
         assertEquals(Set.of("<init>", "runWorker", "getTask", "processWorkerExit"),

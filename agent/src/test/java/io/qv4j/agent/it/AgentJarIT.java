@@ -18,14 +18,11 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import java.util.function.BiFunction;
 import java.util.jar.Attributes;
 import java.util.jar.JarEntry;
 import java.util.jar.JarFile;
-import java.util.jar.JarOutputStream;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.zip.CRC32;
 import java.util.zip.ZipEntry;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -102,36 +99,6 @@ class AgentJarIT {
     }
 
     /**
-     * A copy of the agent jar, each entry's bytes as {@code change} gives them back (null: left
-     * out); a stored entry stays stored.
-     */
-    private static Path copyOfAgentJar(String name, BiFunction<String, byte[], byte[]> change) throws IOException {
-        Path copy = Files.createTempFile(name, ".jar");
-        try (JarFile in = new JarFile(Jvm.agentJar().toFile());
-             JarOutputStream out = new JarOutputStream(Files.newOutputStream(copy))) {
-            for (JarEntry e : Collections.list(in.entries())) {
-                byte[] bytes;
-                try (InputStream s = in.getInputStream(e)) {
-                    bytes = change.apply(e.getName(), s.readAllBytes());
-                }
-                if (bytes == null) continue;
-                JarEntry c = new JarEntry(e.getName());
-                if (e.getMethod() == ZipEntry.STORED) {
-                    CRC32 crc = new CRC32();
-                    crc.update(bytes);
-                    c.setMethod(ZipEntry.STORED);
-                    c.setSize(bytes.length);
-                    c.setCrc(crc.getValue());
-                }
-                out.putNextEntry(c);
-                out.write(bytes);
-                out.closeEntry();
-            }
-        }
-        return copy;
-    }
-
-    /**
      * The dependencies' classes are in {@code inst/qv4j-libs.bin}, each a whole class file at its
      * offset, and not entries of their own: every start reads the jar's directory, which they made
      * seven times longer. The agent's own classes keep their entries (the fallback of their stored copy).
@@ -161,7 +128,7 @@ class AgentJarIT {
      */
     @Test
     void withoutTheJniLibraryTheJnaFallbackLoadsFromTheLibrariesEntryAndBinds() throws Exception {
-        Path jar = copyOfAgentJar("qv-nojni", (name, bytes) -> name.startsWith("inst/io/qv4j/agent/bind/native/") ? null : bytes);
+        Path jar = Jvm.agentJarWithoutJni();
         try {
             for (Path java : Jvm.javas()) {
                 Jvm.App run = Jvm.app(java, jar, List.of(), List.of(), "split-at=core,color=spread", List.of("target/test-classes"),
@@ -334,7 +301,7 @@ class AgentJarIT {
     /** A jar whose one-entry copy of the classes is cut short still starts the agent from the classes' own entries. */
     @Test
     void damagedOwnClassesEntryFallsBackToTheClassesOwnEntries() throws Exception {
-        Path damaged = copyOfAgentJar("qv-damaged", (name, bytes) -> name.equals("inst/qv4j-classes.bin") ? Arrays.copyOf(bytes, bytes.length / 2 + 3) : bytes);
+        Path damaged = Jvm.copyOfAgentJar("qv-damaged", (name, bytes) -> name.equals("inst/qv4j-classes.bin") ? Arrays.copyOf(bytes, bytes.length / 2 + 3) : bytes);
         try {
             Jvm.Result r = Jvm.run(List.of(Jvm.javas().get(0).toString(), "-javaagent:" + damaged + "=split-at=pu,color=spread,verbose=true",
                     "-cp", "target/test-classes", "io.qv4j.testapps.PoolApp", "fixed", "2"));

@@ -21,7 +21,9 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * The cache of rewritten JDK classes in real JVMs: the first start rewrites and keeps the classes,
  * the next takes them from the cache and places its workers the same way; damaged entries are
  * rewritten; a JVM whose JDK classes differ (another JDK, as after an update) rewrites its own.
- * Of the four hooked JDK classes only Thread, loaded before any agent, is redefined.
+ * No hooked JDK class is redefined where JVMTI's thread events replace the hook in Thread.run(), nor
+ * under bind=off (no plain thread is placed); without the JNI library only Thread, loaded before
+ * any agent, is.
  */
 class ClassCacheIT {
 
@@ -52,7 +54,8 @@ class ClassCacheIT {
         Path java = Jvm.javas().get(0);
         Jvm.App first = run(java, cache);
         assertEquals("rewritten", source(first));
-        assertEquals(5, entries(cache).size(), "four JDK classes and the hook class: " + entries(cache).keySet());
+        assertEquals(4, entries(cache).size(), "three JDK classes (not Thread: bind=on watches threads through JVMTI) and the hook class: "
+                + entries(cache).keySet());
         Jvm.App second = run(java, cache);
         assertEquals("cache", source(second));
         assertEquals(2, second.cpus().size(), second.result().toString());
@@ -61,17 +64,25 @@ class ClassCacheIT {
     }
 
     @Test
-    void onlyThreadIsRedefinedTheOtherHookedClassesAreRewrittenAsTheyLoad(@TempDir Path cache) throws Exception {
-        for (Path java : Jvm.javas()) {
-            Jvm.App app = Jvm.app(java, List.of("env", "XDG_CACHE_HOME=" + cache), List.of("-Xlog:redefine+class+load=info"),
-                    "split-at=core,color=spread", List.of("target/test-classes"), "io.qv4j.testapps.PoolApp", Set.of("thread"), "fj", "2");
-            String out = app.result().stdout();
-            assertEquals(2, app.cpus().size(), app.result().toString());
-            assertTrue(out.contains("redefined name=java.lang.Thread"), out);
-            for (String target : List.of("java.util.concurrent.ThreadPoolExecutor", "java.util.concurrent.ForkJoinPool",
-                    "java.util.concurrent.ForkJoinWorkerThread")) {
-                assertFalse(out.contains("redefined name=" + target + ","), target + " redefined (loaded before the hooks were installed): " + out);
+    void noHookedClassIsRedefinedWithTheJniLibraryOrUnderBindOffAndOnlyThreadWithoutTheLibrary(@TempDir Path cache) throws Exception {
+        Path noJni = Jvm.agentJarWithoutJni();
+        try {
+            for (Path java : Jvm.javas()) {
+                for (String run : List.of("jni bind=on", "jni bind=off", "nojni bind=on")) {
+                    Jvm.App app = Jvm.app(java, run.startsWith("jni") ? Jvm.agentJar() : noJni, List.of("env", "XDG_CACHE_HOME=" + cache),
+                            List.of("-Xlog:redefine+class+load=info"), "split-at=core,color=spread," + run.substring(run.indexOf(' ') + 1),
+                            List.of("target/test-classes"), "io.qv4j.testapps.PoolApp", Set.of("thread"), "fj", "2");
+                    String out = app.result().stdout();
+                    assertEquals(2, app.cpus().size(), app.result().toString());
+                    assertEquals(run.startsWith("nojni"), out.contains("redefined name=java.lang.Thread"), run + ": " + out);
+                    for (String target : List.of("java.util.concurrent.ThreadPoolExecutor", "java.util.concurrent.ForkJoinPool",
+                            "java.util.concurrent.ForkJoinWorkerThread")) {
+                        assertFalse(out.contains("redefined name=" + target + ","), target + " redefined (loaded before the hooks were installed): " + out);
+                    }
+                }
             }
+        } finally {
+            Files.delete(noJni);
         }
     }
 

@@ -4,16 +4,24 @@ import io.qv4j.agent.report.JsonReader;
 
 import java.io.File;
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiFunction;
+import java.util.jar.JarEntry;
+import java.util.jar.JarFile;
+import java.util.jar.JarOutputStream;
 import java.util.stream.Stream;
+import java.util.zip.CRC32;
+import java.util.zip.ZipEntry;
 
 /** Forks JVMs (JDK 17 and, where installed, JDK 25) running the built agent jar. */
 public final class Jvm {
@@ -118,5 +126,40 @@ public final class Jvm {
         Map<String, Object> rep = Files.exists(report) ? (Map<String, Object>) JsonReader.parse(Files.readString(report)) : Map.of();
         Files.deleteIfExists(report);
         return new App(r, cpus, rep);
+    }
+
+    /**
+     * A copy of the agent jar, each entry's bytes as {@code change} gives them back (null: left
+     * out); a stored entry stays stored.
+     */
+    public static Path copyOfAgentJar(String name, BiFunction<String, byte[], byte[]> change) throws IOException {
+        Path copy = Files.createTempFile(name, ".jar");
+        try (JarFile in = new JarFile(Jvm.agentJar().toFile());
+             JarOutputStream out = new JarOutputStream(Files.newOutputStream(copy))) {
+            for (JarEntry e : Collections.list(in.entries())) {
+                byte[] bytes;
+                try (InputStream s = in.getInputStream(e)) {
+                    bytes = change.apply(e.getName(), s.readAllBytes());
+                }
+                if (bytes == null) continue;
+                JarEntry c = new JarEntry(e.getName());
+                if (e.getMethod() == ZipEntry.STORED) {
+                    CRC32 crc = new CRC32();
+                    crc.update(bytes);
+                    c.setMethod(ZipEntry.STORED);
+                    c.setSize(bytes.length);
+                    c.setCrc(crc.getValue());
+                }
+                out.putNextEntry(c);
+                out.write(bytes);
+                out.closeEntry();
+            }
+        }
+        return copy;
+    }
+
+    /** A copy of the agent jar without its JNI libraries: the agent then binds through OpenHFT and hooks Thread.run(). */
+    public static Path agentJarWithoutJni() throws IOException {
+        return copyOfAgentJar("qv-nojni", (name, bytes) -> name.startsWith("inst/io/qv4j/agent/bind/native/") ? null : bytes);
     }
 }

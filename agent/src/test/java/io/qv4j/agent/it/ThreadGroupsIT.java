@@ -1,5 +1,6 @@
 package io.qv4j.agent.it;
 
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -10,14 +11,17 @@ import java.util.Map;
 import java.util.Set;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
- * Plain platform threads as the tasks of a split, named by a rule (the thread-start hook in
- * Thread.run(), JDK 17 and 25): {@code pipe-1} and {@code pipe-2} take slots 0 and 1, so under
- * {@code split-at=pu} the first two allowed PUs; a thread no rule names keeps the whole allowed set.
+ * Plain platform threads as the tasks of a split, named by a rule (JDK 17 and 25): {@code pipe-1}
+ * and {@code pipe-2} take slots 0 and 1, so under {@code split-at=pu} the first two allowed PUs; a
+ * thread no rule names keeps the whole allowed set. Their starts come from JVMTI's thread events
+ * where the agent's JNI library is loaded, which also see a thread whose class overrides run(); from
+ * the hook in Thread.run() where it is not, which does not.
  */
 class ThreadGroupsIT {
 
@@ -51,6 +55,7 @@ class ThreadGroupsIT {
         assertEquals(where.pus().get(0), r.cpus().get("pipe-1"), out);
         assertEquals(where.pus().get(1), r.cpus().get("pipe-2"), out);
         assertEquals(where.allowed(), r.cpus().get("unnamed"), "no rule names it: " + out);
+        assertEquals(where.allowed(), r.cpus().get("own-1"), "no rule names it: " + out);
         Map<String, Object> pool = RulesAnnotationsIT.pool(r, "pipe");
         assertEquals("pipe", pool.get("rule"), out);
         assertEquals("java.lang.Thread", pool.get("class"), out);
@@ -63,9 +68,46 @@ class ThreadGroupsIT {
         Jvm.App plain = app(java, null);
         Jvm.App r = app(java, "");
         Allowed where = Allowed.unrestricted();
-        for (String t : List.of("pipe-1", "pipe-2", "unnamed")) assertEquals(where.allowed(), r.cpus().get(t), r.result().toString());
+        for (String t : List.of("pipe-1", "pipe-2", "unnamed", "own-1")) assertEquals(where.allowed(), r.cpus().get(t), r.result().toString());
         assertEquals(plain.result().stdout().replaceAll("tid=\\d+", ""), r.result().stdout().replaceAll("tid=\\d+", ""));
         assertTrue(r.result().stderr().isBlank(), r.result().stderr());
         assertNotEquals(0, r.cpus().size());
+    }
+
+    @ParameterizedTest
+    @MethodSource("javas")
+    void aThreadWhoseClassOverridesRunIsPlacedFromTheThreadEventsWithoutRedefiningThread(Path java) throws Exception {
+        Allowed where = Allowed.unrestricted();
+        Path f = RulesAnnotationsIT.config("rule.own.match.thread = own-*\nrule.own.split-at = pu\n");
+        Jvm.App r = Jvm.app(java, List.of(), List.of("-Xlog:redefine+class+load=info"), "verbose=true,config=" + f + "," + ownClaims(),
+                List.of("target/test-classes"), "io.qv4j.testapps.ThreadsApp", Set.of("thread"));
+        String out = r.result().toString();
+        assertEquals(0, r.result().exitCode(), out);
+        assertTrue(r.result().stderr().contains("plain threads from JVMTI thread events"), out);
+        assertFalse(r.result().stdout().contains("redefined name="), "no class redefined: " + out);
+        assertEquals(where.pus().get(0), r.cpus().get("own-1"), "slot 0 of the rule's split: " + out);
+        assertEquals(where.allowed(), r.cpus().get("pipe-1"), "no rule names it: " + out);
+    }
+
+    @Test
+    void withoutTheJniLibraryTheHookInThreadRunPlacesThreadsButNotOneWhoseClassOverridesRun() throws Exception {
+        Allowed where = Allowed.unrestricted();
+        assumeTrue(where.pus().size() >= 2, "needs two allowed PUs, has " + where.allowed());
+        Path jar = Jvm.agentJarWithoutJni();
+        Path f = RulesAnnotationsIT.config("rule.pipe.match.thread = pipe-*\nrule.pipe.split-at = pu\nrule.own.match.thread = own-*\nrule.own.split-at = pu\n");
+        try {
+            for (Path java : javas()) {
+                Jvm.App r = Jvm.app(java, jar, List.of(), List.of(), "verbose=true,config=" + f + "," + ownClaims(), List.of("target/test-classes"),
+                        "io.qv4j.testapps.ThreadsApp", Set.of("thread"));
+                String out = r.result().toString();
+                assertEquals(0, r.result().exitCode(), out);
+                assertTrue(r.result().stderr().contains("plain threads from Thread.run()"), out);
+                assertEquals(where.pus().get(0), r.cpus().get("pipe-1"), out);
+                assertEquals(where.pus().get(1), r.cpus().get("pipe-2"), out);
+                assertEquals(where.allowed(), r.cpus().get("own-1"), "overrides run(): not seen through Thread.run(): " + out);
+            }
+        } finally {
+            Files.delete(jar);
+        }
     }
 }

@@ -167,6 +167,20 @@ class ThreadSetsTest {
     }
 
     @Test
+    void anApplicationsForkJoinWorkerClassIsLeftToThePoolHooksEvenWhenARuleNamesIt() throws Exception {
+        ThreadSets s = rules(PIPE);
+        ForkJoinPool fj = new ForkJoinPool(1);
+        try {
+            Thread w = new AppThreads.Worker(fj);
+            w.setName("pipe-1");
+            assertNull(s.match(w), "JVMTI's thread events see it start; the fork-join hooks place it");
+            assertNotNull(s.match(new AppThreads.Named("pipe-1")), "the same name on another subclass of Thread is taken");
+        } finally {
+            fj.shutdown();
+        }
+    }
+
+    @Test
     void aJdkPoolsWorkerIsLeftToThePoolHooksEvenWhenARuleNamesIt() throws Exception {
         ThreadSets s = rules(PIPE);
         AtomicReference<Thread> made = new AtomicReference<>();
