@@ -11,13 +11,16 @@ import org.openjdk.jmh.annotations.Warmup;
 import java.util.concurrent.TimeUnit;
 
 /**
- * What the thread-start hook ({@code Thread.run()}) costs a thread that no rule and no recognizer
- * names: one plain platform thread started and joined per operation (goal: no more than 2 µs more
- * with the agent than without). Run with and without the agent:
+ * What the thread-start hook (JVMTI's thread events, or {@code Thread.run()} without the JNI
+ * library) costs a thread that no rule and no recognizer names: one plain platform thread started
+ * and joined per operation (goal: no more than 2 µs more with the agent than without). Run with and
+ * without the agent, the agent told to pin no pool: otherwise it pins JMH's own worker pool, the
+ * started thread inherits its worker's one PU, and the hand-off on one PU makes the agent's run
+ * look a third faster.
  *
  * <pre>
  * java -jar demo/target/qv-workloads.jar ThreadStartBenchmark
- * java -jar demo/target/qv-workloads.jar ThreadStartBenchmark -jvmArgsAppend -javaagent:agent/target/qv-agent.jar
+ * java -jar demo/target/qv-workloads.jar ThreadStartBenchmark -jvmArgsAppend -javaagent:agent/target/qv-agent.jar=pools=none
  * </pre>
  */
 @BenchmarkMode(Mode.AverageTime)
