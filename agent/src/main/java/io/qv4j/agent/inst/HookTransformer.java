@@ -13,11 +13,12 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A plain transformer for the four boot classes, or the three of them other than {@code Thread}
- * where JVMTI's thread events tell of plain threads instead ({@link Boot#install}). It inserts {@code ALOAD 0; INVOKESTATIC
- * java/util/concurrent/QvHooks.x(Object)} at method entry or before each return ({@link #hooks()}
- * lists them; the names are constants of {@link QvHooks}): no branches, so stack map frames stay
- * valid. The rewrite itself is {@link HookRewriter}'s (ASM); a rewrite an earlier run kept in the
- * {@link ClassCache} is used as it is, and then ASM is never loaded.
+ * where JVMTI's thread events tell of plain threads instead ({@link Boot#install}). It inserts
+ * {@code ALOAD 0; INVOKESTATIC java/util/concurrent/QvHooks.x(Object)} at method entry or before
+ * each return ({@link #hooks()} lists them; the names are constants of {@link QvHooks}): no
+ * branches, so stack map frames stay valid. The rewrite itself is {@link HookRewriter}'s (ASM); a
+ * rewrite an earlier run kept in the {@link ClassCache} is used as it is, and then ASM is never
+ * loaded.
  */
 public final class HookTransformer implements ClassFileTransformer {
 
@@ -76,7 +77,6 @@ public final class HookTransformer implements ClassFileTransformer {
         this.cache = cache;
         this.targets = targets;
     }
-
 
     /** The hook methods this transformer can insert calls to (on the hook class it is given). */
     public static List<HookMethod> hooks() {
