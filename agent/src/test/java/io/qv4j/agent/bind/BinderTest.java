@@ -157,13 +157,17 @@ class BinderTest {
         assertEquals("threads are already watched in this JVM", NativeAffinity.watchThreads(Watcher.class, "started", "ended", desc));
         OwnRun own = new OwnRun("watched-own");
         OwnRun throwing = new OwnRun("watched-throws");
-        for (Thread t : List.of(own, throwing)) {
+        Thread dies = new Thread(() -> {
+            throw new IllegalStateException("the thread's own failure");
+        }, "watched-dies");
+        dies.setUncaughtExceptionHandler((t, e) -> { });
+        for (Thread t : List.of(own, throwing, dies)) {
             t.start();
             t.join();
         }
         assertTrue(own.ran.get() && throwing.ran.get(), "a hook that throws does not stop the thread");
-        assertEquals(List.of("start watched-own on itself", "end watched-own on itself", "start watched-throws on itself", "end watched-throws on itself"),
-                Watcher.SEEN);
+        assertEquals(List.of("start watched-own on itself", "end watched-own on itself", "start watched-throws on itself", "end watched-throws on itself",
+                "start watched-dies on itself", "end watched-dies on itself"), Watcher.SEEN, "a thread that dies of an exception ends too");
     }
 
     /**
