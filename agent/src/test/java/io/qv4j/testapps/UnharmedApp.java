@@ -18,6 +18,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.IntStream;
 
 /**
  * Applications that do what the agent must survive: their own thread placement, their own
@@ -33,6 +34,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       through that stream ({@code err-bytes N});</li>
  *   <li>{@code virtualpool} (JDK 21+): a fixed pool of 2 whose thread factory makes virtual
  *       threads, 1,000 tasks with checked results ({@code ok N}).</li>
+ *   <li>{@code spawn}: a fixed pool of 2 ({@code work-N}) whose tasks each start a plain thread
+ *       ({@code helper-of-work-N}) and run a parallel stream, so that the common pool's workers
+ *       are started by a pool worker; those threads print {@code spawned NAME tid=TID cpus=LIST}.</li>
  * </ul>
  */
 public final class UnharmedApp {
@@ -56,6 +60,7 @@ public final class UnharmedApp {
             case "selfbound" -> selfBound(args[1]);
             case "errpool" -> errPool();
             case "virtualpool" -> virtualPool();
+            case "spawn" -> spawn();
             default -> throw new IllegalArgumentException(args[0]);
         }
         new TreeMap<>(SEEN).forEach((k, v) -> System.out.println(v));
@@ -134,6 +139,45 @@ public final class UnharmedApp {
                 }
             }
         }
+    }
+
+    private static void spawn() throws Exception {
+        AtomicInteger n = new AtomicInteger();
+        ExecutorService pool = Executors.newFixedThreadPool(2, r -> new Thread(r, "work-" + n.incrementAndGet()));
+        CountDownLatch all = new CountDownLatch(2);
+        List<Future<?>> fs = new ArrayList<>();
+        for (int i = 0; i < 2; i++) {
+            fs.add(pool.submit(() -> {
+                all.countDown();
+                all.await();
+                record("thread", Thread.currentThread().getName());
+                Thread helper = new Thread(() -> record("spawned", Thread.currentThread().getName()), "helper-of-" + Thread.currentThread().getName());
+                helper.start();
+                helper.join();
+                IntStream.range(0, 256).parallel().forEach(k -> {
+                    String name = Thread.currentThread().getName();
+                    if (name.startsWith("ForkJoinPool.commonPool")) record("spawned", name);
+                    double x = 0;
+                    for (int j = 0; j < 20_000; j++) x += Math.sqrt(j + k);
+                    if (x < 0) System.out.println(x);
+                });
+                return null;
+            }));
+        }
+        for (Future<?> f : fs) f.get();
+        pool.shutdown();
+    }
+
+    /** Records {@code KIND NAME tid=TID cpus=LIST} for the calling thread, once per name. */
+    private static void record(String kind, String name) {
+        SEEN.computeIfAbsent(name, k -> {
+            try {
+                Path self = Path.of("/proc/thread-self");
+                return kind + " " + name + " tid=" + Files.readSymbolicLink(self).getFileName() + " cpus=" + cpus(self);
+            } catch (IOException e) {
+                throw new IllegalStateException(e);
+            }
+        });
     }
 
     /** {@code n} tasks on {@code n} workers at once (a latch of n), each recording its thread's kernel view. */

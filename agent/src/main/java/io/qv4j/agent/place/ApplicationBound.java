@@ -7,7 +7,8 @@ import io.qv4j.topology.CpuSet;
  * Threads the application bound itself (its thread factory, say) are left where it put them: a
  * starting worker whose mask is already narrower than its pool's universe, and not a mask qv4j
  * gave some thread (threads inherit their creator's mask: fork/join workers and Netty's event loops
- * start each other), keeps it; the report and one line say so.
+ * start each other), keeps it; the report and one line say so. A thread qv4j does not place that
+ * inherited such a mask is given the JVM scope back ({@link Placer}).
  */
 final class ApplicationBound {
 
@@ -20,8 +21,7 @@ final class ApplicationBound {
         if (now == null || now.equals(universe) || !universe.containsAll(now) || now.equals(w.cpuset)) return false;
         synchronized (registry.lock) {
             // a mask qv4j gave another worker is inherited, not chosen; one the application gave is its choice again
-            for (Worker o : registry.liveWorkers().values()) if (o != w && !o.appBound && now.equals(o.cpuset)) return false;
-            for (Pool p : registry.pools()) if (now.equals(p.scope) || now.equals(p.parent)) return false;
+            if (givenByQv(registry, now, w)) return false;
             if (w.slot >= 0) w.pool.slots.release(w.slot, Thread.currentThread());
             w.slot = -1;
             w.appBound = true;
@@ -32,5 +32,16 @@ final class ApplicationBound {
                 + " by the application: left there");
         events.refused(w.pool, w, "already bound by the application");
         return true;
+    }
+
+    /**
+     * Whether {@code mask} is one qv4j gave: the piece of a live worker other than {@code except},
+     * or a pool's scope or parent piece. A thread with such a mask inherited it from a thread qv4j
+     * placed. Under the registry's lock.
+     */
+    static boolean givenByQv(PoolRegistry registry, CpuSet mask, Worker except) {
+        for (Worker o : registry.liveWorkers().values()) if (o != except && !o.appBound && mask.equals(o.cpuset)) return true;
+        for (Pool p : registry.pools()) if (mask.equals(p.scope) || mask.equals(p.parent)) return true;
+        return false;
     }
 }

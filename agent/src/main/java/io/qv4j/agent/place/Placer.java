@@ -32,6 +32,8 @@ public final class Placer {
     private final long waitMillis;
     private final boolean wantTid;
     private volatile Env env;
+    /** Set once qv4j has bound some thread: before that no thread can have inherited a mask it gave. */
+    private volatile boolean boundAny;
     private volatile Runnable onPending;
     private volatile Annotated annotated = Annotated.NONE;
     private volatile PlacementEvents events = PlacementEvents.NONE;
@@ -154,14 +156,17 @@ public final class Placer {
      * not: the background start-up itself runs a process, whose reaper is a pool worker).
      */
     public void workerStart(Object pool, Thread t) {
+        boolean pinned;
         synchronized (registry.lock) {
             if (registry.known(t)) return;
             Pool p = registry.register(pool);
             if (!p.decided) eligibility.decide(p, t);
-            if (!p.pinned) {
-                registry.addWorker(p, t);
-                return;
-            }
+            pinned = p.pinned;
+            if (!pinned) registry.addWorker(p, t);
+        }
+        if (!pinned) {
+            unconfine(t);
+            return;
         }
         Env e = env != null ? env : awaitEnv();
         if (e == null) {
@@ -231,9 +236,32 @@ public final class Placer {
         bind(w, e, t0);
     }
 
+    /**
+     * A thread qv4j does not place, starting on itself, must not keep a mask it inherited from one
+     * qv4j placed (threads inherit their creator's mask): the common pool's workers, started by a
+     * worker pinned to one PU, would all share that PU. It gets the JVM scope, where it runs
+     * without the agent. Any other mask (the JVM scope, the application's own choice) is kept.
+     * Until qv4j has bound a thread this costs one volatile read.
+     */
+    private void unconfine(Thread t) {
+        Env e = env;
+        if (!boundAny || e == null || !e.live() || !e.binder().binds()) return;
+        CpuSet now = Binder.currentMask();
+        if (now == null || now.equals(e.jvm())) return;
+        synchronized (registry.lock) {
+            if (!ApplicationBound.givenByQv(registry, now, null)) return;
+        }
+        boolean bound = e.binder().bind(e.jvm());
+        if (Log.isVerbose()) {
+            Log.debug("thread \"" + t.getName() + "\" inherited pus " + now + " from a thread qv4j placed: back to the JVM scope"
+                    + e.binder().outcome(bound));
+        }
+    }
+
     private void bind(Worker w, Env e, long t0) {
         if (wantTid) w.tid = e.binder().currentTid();
         w.bound = e.binder().bind(w.cpuset);
+        if (w.bound) boundAny = true;
         w.startNanos = System.nanoTime() - t0;
         events.placed(w.pool, w, e.binder().binds());
         if (Log.isVerbose()) {
@@ -268,7 +296,10 @@ public final class Placer {
      */
     public void threadStart(Thread t) {
         ThreadSet g = threads.match(t);
-        if (g == null) return;
+        if (g == null) {
+            unconfine(t);
+            return;
+        }
         GroupKey key = threads.key(g);
         synchronized (registry.lock) {
             if (registry.known(t)) return;

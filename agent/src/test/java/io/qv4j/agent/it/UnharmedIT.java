@@ -48,6 +48,30 @@ class UnharmedIT {
     }
 
     /**
+     * Threads a pinned worker starts that the agent does not place, a plain helper thread and the
+     * common pool's workers (the common pool is not pinned by default), do not keep the worker's
+     * one PU, which they inherit from it: they run on the JVM's whole scope, as without the agent.
+     */
+    @Test
+    void threadsAPinnedWorkerStartsThatTheAgentDoesNotPlaceRunOnTheWholeScope() throws Exception {
+        Allowed where = Allowed.unrestricted();
+        assumeTrue(where.pus().size() >= 2, "needs two allowed PUs to tell one PU from the scope, has " + where.allowed());
+        for (Path java : Jvm.javas()) {
+            Jvm.App r = Jvm.app(java, List.of(), List.of(), "split-at=pu,color=spread,verbose=true", List.of("target/test-classes"),
+                    APP, Set.of("thread", "spawned"), "spawn");
+            String out = java + ": " + r.result();
+            assertEquals(0, r.result().exitCode(), out);
+            assertEquals(Set.of(where.pus().get(0), where.pus().get(1)), Set.of(r.cpus().get("work-1"), r.cpus().get("work-2")), "the pool is pinned: " + out);
+            assertTrue(r.cpus().keySet().containsAll(Set.of("helper-of-work-1", "helper-of-work-2")), out);
+            assertTrue(r.cpus().keySet().stream().anyMatch(n -> n.startsWith("ForkJoinPool.commonPool")), "the stream used the common pool: " + out);
+            for (Map.Entry<String, String> e : r.cpus().entrySet()) {
+                if (!e.getKey().startsWith("work-")) assertEquals(where.allowed(), e.getValue(), e.getKey() + " kept its creator's PU: " + out);
+            }
+            assertTrue(r.result().stderr().contains("from a thread qv4j placed: back to the JVM scope"), out);
+        }
+    }
+
+    /**
      * The application's System.err hands every write to one of its pools and waits: the agent's
      * verbose lines, written while a worker starts, go to the JVM's own standard error and never
      * through that stream (which would wait on a worker that waits on the agent).
