@@ -251,6 +251,8 @@ public final class Placer {
         synchronized (registry.lock) {
             if (!ApplicationBound.givenByQv(registry, now, null)) return;
         }
+        e = AllowedSet.check(this, e, now); // taskset may have narrowed the process since: never widen past it
+        if (now.equals(e.jvm())) return;
         boolean bound = e.binder().bind(e.jvm());
         if (Log.isVerbose()) {
             Log.debug("thread \"" + t.getName() + "\" inherited pus " + now + " from a thread qv4j placed: back to the JVM scope"
@@ -297,7 +299,7 @@ public final class Placer {
     public void threadStart(Thread t) {
         ThreadSet g = threads.match(t);
         if (g == null) {
-            unconfine(t);
+            if (boundAny && !ThreadSets.poolWorker(t)) unconfine(t); // a pool's worker is the pool hooks' to place
             return;
         }
         GroupKey key = threads.key(g);

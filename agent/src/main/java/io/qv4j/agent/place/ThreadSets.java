@@ -130,11 +130,22 @@ final class ThreadSets {
      */
     private static boolean skipped(Class<?> c) {
         String cls = c.getName();
-        if (c != Thread.class && (cls.startsWith("java.") || cls.startsWith("jdk.") || cls.startsWith("sun.") || AgentClasses.isOurs(cls))) return true;
-        for (Class<?> s = c.getSuperclass(); s != null; s = s.getSuperclass()) {
+        return c != Thread.class && (cls.startsWith("java.") || cls.startsWith("jdk.") || cls.startsWith("sun.") || AgentClasses.isOurs(cls))
+                || forkJoinWorker(c);
+    }
+
+    private static boolean forkJoinWorker(Class<?> c) {
+        for (Class<?> s = c; s != null; s = s.getSuperclass()) {
             if (s.getName().equals(FJ_WORKER)) return true;
         }
         return false;
+    }
+
+    /** Whether {@code t} is a worker of a JDK pool, which the pool hooks place (or leave where its pool is). */
+    static boolean poolWorker(Thread t) {
+        if (forkJoinWorker(t.getClass())) return true;
+        Object task = ThreadTask.of(t);
+        return task != null && task.getClass().getName().equals(TPE_WORKER);
     }
 
     /** Tasks of these classes: a JDK pool's worker (placed by the pool hooks), the JDK's or the agent's own work. */

@@ -13,11 +13,13 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Which plain threads are a group's tasks, and the slot their name asks for; the registry keys of groups. */
 class ThreadSetsTest {
@@ -177,6 +179,30 @@ class ThreadSetsTest {
             assertNotNull(s.match(new AppThreads.Named("pipe-1")), "the same name on another subclass of Thread is taken");
         } finally {
             fj.shutdown();
+        }
+    }
+
+    @Test
+    void poolWorkersAreToldFromPlainThreadsByTheirClassOrTheirTask() throws Exception {
+        ForkJoinPool fj = new ForkJoinPool(1);
+        CountDownLatch started = new CountDownLatch(1);
+        AtomicReference<Thread> made = new AtomicReference<>();
+        ThreadPoolExecutor pool = new ThreadPoolExecutor(1, 1, 0, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {
+            Thread t = AppThreads.plain(r, "pipe-1");
+            made.set(t);
+            return t;
+        });
+        try {
+            assertTrue(ThreadSets.poolWorker(ForkJoinPool.defaultForkJoinWorkerThreadFactory.newThread(fj)));
+            assertTrue(ThreadSets.poolWorker(new AppThreads.Worker(fj)), "the application's own fork-join worker class");
+            pool.execute(started::countDown);
+            started.await();
+            assertTrue(ThreadSets.poolWorker(made.get()), "a ThreadPoolExecutor's worker, by its task");
+            assertFalse(ThreadSets.poolWorker(AppThreads.plain(new AppThreads.Task(), "pipe-1")));
+            assertFalse(ThreadSets.poolWorker(new AppThreads.Named("pipe-1")));
+        } finally {
+            fj.shutdown();
+            pool.shutdown();
         }
     }
 
