@@ -14,9 +14,10 @@ import java.util.concurrent.TimeUnit;
  * What the thread-start hook (JVMTI's thread events, or {@code Thread.run()} without the JNI
  * library) costs a thread that no rule and no recognizer names: one plain platform thread started
  * and joined per operation (goal: no more than 2 µs more with the agent than without). Run with and
- * without the agent, the agent told to pin no pool: otherwise it pins JMH's own worker pool, the
- * started thread inherits its worker's one PU, and the hand-off on one PU makes the agent's run
- * look a third faster.
+ * without the agent, the agent told to pin no pool: otherwise it pins JMH's own worker pool, each
+ * started thread inherits that worker's one PU and the agent gives it the JVM scope back as it
+ * starts, which measures that too (before the agent did so, the hand-off on one PU made the
+ * agent's run look a third faster).
  *
  * <pre>
  * java -jar demo/target/qv-workloads.jar ThreadStartBenchmark
