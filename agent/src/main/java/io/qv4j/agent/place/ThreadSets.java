@@ -10,11 +10,11 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Which plain platform threads are the tasks of a split (DESIGN.md §6.2, thread groups): asked on
- * every platform thread that starts (from JVMTI's thread events, or from {@code Thread.run()}). The rules that can name plain threads
- * come first, then the recognizers. A thread nothing names costs one lookup of its class (which
- * recognizers may apply), one read of its task and, with rules, matching its name; the agent's own
- * threads, JDK-internal threads, pool workers (the pool hooks place those) and virtual threads
- * are never taken.
+ * every platform thread that starts (from JVMTI's thread events, or from {@code Thread.run()}).
+ * The rules that can name plain threads come first, then the recognizers. A thread nothing names
+ * costs one lookup of its class (which recognizers may apply), one read of its task and, with
+ * rules, matching its name; the agent's own threads, JDK-internal threads, pool workers (the pool
+ * hooks place those) and virtual threads are never taken.
  */
 final class ThreadSets {
 
