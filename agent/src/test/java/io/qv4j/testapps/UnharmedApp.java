@@ -15,6 +15,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.Future;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -35,7 +36,7 @@ import java.util.stream.IntStream;
  *   <li>{@code virtualpool} (JDK 21+): a fixed pool of 2 whose thread factory makes virtual
  *       threads, 1,000 tasks with checked results ({@code ok N}).</li>
  *   <li>{@code spawn}: a fixed pool of 2 ({@code work-N}) whose tasks each start a plain thread
- *       ({@code helper-of-work-N}) and run a parallel stream, so that the common pool's workers
+ *       ({@code helper-of-work-N}) and run a task on the common pool and a parallel stream, so that the common pool's workers
  *       are started by a pool worker; those threads print {@code spawned NAME tid=TID cpus=LIST}.</li>
  * </ul>
  */
@@ -154,6 +155,8 @@ public final class UnharmedApp {
                 Thread helper = new Thread(() -> record("spawned", Thread.currentThread().getName()), "helper-of-" + Thread.currentThread().getName());
                 helper.start();
                 helper.join();
+                // a task the common pool surely runs on a worker of its own, then a parallel stream
+                ForkJoinPool.commonPool().submit(() -> record("spawned", Thread.currentThread().getName())).get();
                 IntStream.range(0, 256).parallel().forEach(k -> {
                     String name = Thread.currentThread().getName();
                     if (name.startsWith("ForkJoinPool.commonPool")) record("spawned", name);
