@@ -26,7 +26,6 @@ public final class Boot {
 
     public static final String HOOKS = "java.util.concurrent.QvHooks";
     private static final String TEMPLATE = "io/qv4j/agent/boot/QvHooks";
-    private static final Set<String> WITHOUT_THREAD = Set.of(HookTransformer.TPE, HookTransformer.FJP, HookTransformer.FJWT);
 
     private Boot() {
     }
@@ -76,7 +75,7 @@ public final class Boot {
         Class<?> hooks = hooksClass(inst, cache, placesThreads);
         setHandler(hooks, "handler", handler);
         if (catchUp) catchUp(hooks, true);
-        Set<String> targets = WITHOUT_THREAD;
+        Set<String> targets = HookTransformer.POOL_CLASSES;
         String threads;
         if (!placesThreads) {
             threads = "nowhere (bind=off)";

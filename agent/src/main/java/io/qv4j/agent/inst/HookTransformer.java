@@ -27,6 +27,8 @@ public final class HookTransformer implements ClassFileTransformer {
     public static final String FJWT = "java/util/concurrent/ForkJoinWorkerThread";
     public static final String THREAD = "java/lang/Thread";
     public static final Set<String> TARGETS = Set.of(TPE, FJP, FJWT, THREAD);
+    /** The targets where JVMTI's thread events, not a hook in {@code Thread.run()}, tell of plain threads. */
+    static final Set<String> POOL_CLASSES = Set.of(TPE, FJP, FJWT);
 
     /** Where a hook goes: a method (any descriptor when null), the hook at its entry and before its returns. */
     static final class Site {
@@ -71,7 +73,7 @@ public final class HookTransformer implements ClassFileTransformer {
         this(hooksInternalName, ClassCache.NONE, TARGETS);
     }
 
-    /** @param targets the classes to rewrite: {@link #TARGETS}, or those without {@link #THREAD} */
+    /** @param targets the classes to rewrite: {@link #TARGETS}, or {@link #POOL_CLASSES} */
     HookTransformer(String hooksInternalName, ClassCache cache, Set<String> targets) {
         this.hooks = hooksInternalName;
         this.cache = cache;

@@ -6,9 +6,10 @@ import java.lang.reflect.Field;
 
 /**
  * The {@link Runnable} a platform thread was made with: {@code Thread.target} on JDK 17,
- * {@code Thread.holder.task} on JDK 19 and later. Read only for threads a rule or a recognizer
- * names (to tell a pool's worker from a plain thread and to reach a framework's pool); null where
- * it cannot be read. Through the agent's JNI library where it is loaded (then {@code java.lang}
+ * {@code Thread.holder.task} on JDK 19 and later. Read when a platform thread starts, to tell a
+ * pool's worker from a plain thread (for rules and recognizers, and, once qv4j has bound a thread,
+ * before giving a thread it does not place the JVM scope back) and to reach a framework's pool;
+ * null where it cannot be read. Through the agent's JNI library where it is loaded (then {@code java.lang}
  * is not opened to the agent), else by reflection ({@code java.lang} is opened when the hooks go in).
  */
 final class ThreadTask {
