@@ -10,7 +10,8 @@
  * with Instrumentation.redefineModule, which costs 10 ms of a cold JVM's CPU on JDK 17 and 25 ms
  * on JDK 25 (measured). And it tells the hook class of every platform thread that starts or ends,
  * through JVMTI's thread events: without them the agent must redefine java.lang.Thread, which
- * deoptimizes what depends on it and throws away the compiles in flight.
+ * deoptimizes what depends on it and throws away the compiles in flight. And it answers the JVM's
+ * processor count for the threads it pinned (the end of this file).
  *
  * No C library: the three system calls are made directly, so the same file loads on glibc and
  * musl systems alike and needs no shared library (built by scripts/build-native, -nostdlib).
@@ -50,17 +51,22 @@ static jint err(long ret) {
     return ret < 0 ? (jint) -ret : 0;
 }
 
+static void mark_placed(JNIEnv *env);
+
 /*
  * Binds thread tid (0: the caller) to mask; returns 0 or errno. The array is used in place
  * (critical region: one short system call, no JNI calls inside), so no buffer is needed.
+ * placed: the caller is a thread qv4j places, which from now on answers the JVM scope's processor
+ * count while its mask stays the one it gets here (tid 0 only).
  */
 JNIEXPORT jint JNICALL
-Java_io_qv4j_agent_bind_NativeAffinity_setAffinity0(JNIEnv *env, jclass cls, jint tid, jlongArray mask) {
+Java_io_qv4j_agent_bind_NativeAffinity_setAffinity0(JNIEnv *env, jclass cls, jint tid, jlongArray mask, jboolean placed) {
     jsize n = (*env)->GetArrayLength(env, mask);
     jlong *words = (*env)->GetPrimitiveArrayCritical(env, mask, 0);
     if (words == 0) return 12; /* ENOMEM */
     long ret = sys3(NR_SCHED_SETAFFINITY, tid, (long) n * 8, (long) words);
     (*env)->ReleasePrimitiveArrayCritical(env, mask, words, JNI_ABORT);
+    if (ret >= 0 && placed && tid == 0) mark_placed(env);
     return err(ret);
 }
 
@@ -165,10 +171,28 @@ Java_io_qv4j_agent_bind_NativeAffinity_setStaticField0(JNIEnv *env, jclass cls, 
     return 0;
 }
 
+/*
+ * The library's one JVMTI environment (the thread events and the processor count share it: each
+ * environment costs the JVM a call per event), got at the first of watchThreads0 and
+ * answerProcessors0, which the agent calls from its start, one after the other; 0 until then.
+ */
+static jvmtiEnv *tool_env;
+
+static jvmtiEnv *tool(JNIEnv *env) {
+    if (tool_env != 0) return tool_env;
+    JavaVM *vm;
+    jvmtiEnv *ti;
+    if ((*env)->GetJavaVM(env, &vm) != JNI_OK || (*vm)->GetEnv(vm, (void **) &ti, JVMTI_VERSION_1_2) != JNI_OK) return 0;
+    __atomic_store_n(&tool_env, ti, __ATOMIC_RELEASE);
+    return ti;
+}
+
+/* The environment's event callbacks: one table, set again whenever an event is added. */
+static jvmtiEventCallbacks callbacks;
+
 /* Set once by watchThreads0, before the events are enabled; zero until then (static storage). */
 static jclass watcher;
 static jmethodID on_start, on_end;
-static jvmtiEventCallbacks callbacks;
 
 /* Both events come on the thread itself; the hook catches what it throws, this what it cannot. */
 static void JNICALL thread_started(jvmtiEnv *jvmti, JNIEnv *env, jthread thread) {
@@ -176,9 +200,12 @@ static void JNICALL thread_started(jvmtiEnv *jvmti, JNIEnv *env, jthread thread)
     (*env)->ExceptionClear(env);
 }
 
+static void mark_free(jvmtiEnv *ti);
+
 static void JNICALL thread_ended(jvmtiEnv *jvmti, JNIEnv *env, jthread thread) {
     (*env)->CallStaticVoidMethod(env, watcher, on_end, thread);
     (*env)->ExceptionClear(env);
+    mark_free(jvmti);
 }
 
 /*
@@ -186,7 +213,8 @@ static void JNICALL thread_ended(jvmtiEnv *jvmti, JNIEnv *env, jthread thread) {
  * c.end(thread) after (static methods of descriptor signature), through JVMTI's ThreadStart and
  * ThreadEnd events (no capability needed, so a JVM in its live phase grants them). Once per JVM.
  * Returns 0; -1 when already watching; -2 when c lacks a method; -3 when the JVM gives no JVMTI
- * environment; else the JVMTI error.
+ * environment; else the JVMTI error. Called once, from the agent's start (not concurrently with
+ * answerProcessors0, which shares the callback table).
  */
 JNIEXPORT jint JNICALL
 Java_io_qv4j_agent_bind_NativeAffinity_watchThreads0(JNIEnv *env, jclass cls, jclass c, jstring start, jstring end, jstring signature) {
@@ -194,9 +222,8 @@ Java_io_qv4j_agent_bind_NativeAffinity_watchThreads0(JNIEnv *env, jclass cls, jc
     jmethodID s = member(env, c, start, signature, STATIC_METHOD);
     jmethodID e = s == 0 ? 0 : member(env, c, end, signature, STATIC_METHOD);
     if (e == 0) return -2;
-    JavaVM *vm;
-    jvmtiEnv *jvmti;
-    if ((*env)->GetJavaVM(env, &vm) != JNI_OK || (*vm)->GetEnv(vm, (void **) &jvmti, JVMTI_VERSION_1_2) != JNI_OK) return -3;
+    jvmtiEnv *jvmti = tool(env);
+    if (jvmti == 0) return -3;
     watcher = (*env)->NewGlobalRef(env, c);
     on_start = s;
     on_end = e;
@@ -206,4 +233,206 @@ Java_io_qv4j_agent_bind_NativeAffinity_watchThreads0(JNIEnv *env, jclass cls, jc
     if (r == JVMTI_ERROR_NONE) r = (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_THREAD_START, 0);
     if (r == JVMTI_ERROR_NONE) r = (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_THREAD_END, 0);
     return (jint) r;
+}
+
+/*
+ * The processor count. HotSpot answers Runtime.availableProcessors() (and the management bean's
+ * count, sun.management.VMManagementImpl.getAvailableProcessors) with the calling thread's mask
+ * (sched_getaffinity), capped by a CPU quota or set by -XX:ActiveProcessorCount: a thread pinned
+ * to one PU gets 1, and the JDK sizes pools and striped counters from that for the JVM's life.
+ * So both natives are bound to processors() below: a thread whose mask is still the one qv4j gave
+ * it answers what a thread with the JVM scope's mask answers (set from Java, scope_count), every
+ * other thread what the JVM itself answers. Both natives of the JDK (17 to 25) return
+ * JVM_ActiveProcessorCount() and ignore their receiver, so the JVM's Runtime one serves both.
+ *
+ * A thread's mark is its JVMTI thread-local storage in the library's environment: what mask qv4j
+ * gave it and whether the thread still had it at its last look. Reading the storage is one of
+ * JVMTI's few calls made without a thread-state transition. The mask itself is looked at, with one
+ * system call, at most once per LOOK_TICKS: every call would cost more than the JVM's own answer
+ * (which in a container is cached for 20 ms), and a mask changed by taskset or by the application
+ * is seen within milliseconds, as the JVM itself sees a changed CPU quota.
+ */
+static jint (JNICALL *jvm_count)(JNIEnv *, jobject); /* the JVM's own Runtime.availableProcessors */
+static jmethodID runtime_count_method;
+static jint scope_count; /* 0: not known yet, every thread answers as the JVM does */
+
+struct mark {
+    void *given;          /* mask_hash() of the mask qv4j gave the thread */
+    unsigned long looked; /* ticks() at the last look */
+    int same;             /* the mask was still that one then */
+};
+
+/* A cheap clock, only compared with itself: the time-stamp counter, or the virtual counter on aarch64. */
+#if defined(__x86_64__)
+#define LOOK_TICKS (1UL << 24) /* 5-10 ms at 1.7-3.5 GHz */
+static unsigned long ticks(void) {
+    unsigned int lo, hi;
+    __asm__ volatile ("rdtsc" : "=a"(lo), "=d"(hi));
+    return (unsigned long) hi << 32 | lo;
+}
+#else
+#define LOOK_TICKS (1UL << 18) /* 5-10 ms at the usual 25-50 MHz; 0.25 ms at ARMv8.6's 1 GHz */
+static unsigned long ticks(void) {
+    unsigned long t;
+    __asm__ volatile ("isb; mrs %0, cntvct_el0" : "=r"(t) : : "memory");
+    return t;
+}
+#endif
+
+/* Words of a mask read back from the kernel: 8192 PUs, as NativeAffinity.READ_WORDS. */
+#define MASK_WORDS 128
+
+/* The calling thread's mask, FNV-1a over its bytes up to the last word with a PU set; never 0; 0 on error. */
+static void *mask_hash(void) {
+    jlong words[MASK_WORDS];
+    long n = sys3(NR_SCHED_GETAFFINITY, 0, sizeof words, (long) words);
+    if (n <= 0) return 0;
+    long w = n / 8;
+    while (w > 0 && words[w - 1] == 0) w--;
+    unsigned long h = 14695981039346656037UL;
+    for (long i = 0; i < w; i++) {
+        unsigned long x = (unsigned long) words[i];
+        for (int b = 0; b < 8; b++) {
+            h ^= (x >> (8 * b)) & 0xff;
+            h *= 1099511628211UL;
+        }
+    }
+    return (void *) (h | 1);
+}
+
+/*
+ * The calling thread is one qv4j placed: it answers the JVM scope's count while its mask is the
+ * one it has now (read back: the kernel leaves out PUs outside the cgroup's cpuset). Nothing to
+ * mark before answerProcessors0 and scopeProcessors0 (a thread is bound after both). The mark is
+ * freed when the thread ends (thread_ended).
+ */
+static void mark_placed(JNIEnv *env) {
+    jvmtiEnv *ti = __atomic_load_n(&tool_env, __ATOMIC_ACQUIRE);
+    if (ti == 0 || __atomic_load_n(&scope_count, __ATOMIC_RELAXED) <= 0) return;
+    struct mark *m = 0;
+    if ((*ti)->GetThreadLocalStorage(ti, 0, (void **) &m) != JVMTI_ERROR_NONE) return;
+    if (m == 0) {
+        if ((*ti)->Allocate(ti, sizeof *m, (unsigned char **) &m) != JVMTI_ERROR_NONE) return;
+        if ((*ti)->SetThreadLocalStorage(ti, 0, m) != JVMTI_ERROR_NONE) {
+            (*ti)->Deallocate(ti, (unsigned char *) m);
+            return;
+        }
+    }
+    m->given = mask_hash();
+    m->looked = ticks();
+    m->same = m->given != 0;
+}
+
+/* A placed thread's mark goes with it (ThreadEnd). */
+static void mark_free(jvmtiEnv *ti) {
+    struct mark *m = 0;
+    if ((*ti)->GetThreadLocalStorage(ti, 0, (void **) &m) == JVMTI_ERROR_NONE && m != 0) {
+        (*ti)->SetThreadLocalStorage(ti, 0, 0);
+        (*ti)->Deallocate(ti, (unsigned char *) m);
+    }
+}
+
+static jint JNICALL processors(JNIEnv *env, jobject self) {
+    jint n = __atomic_load_n(&scope_count, __ATOMIC_RELAXED);
+    if (n > 0) {
+        jvmtiEnv *ti = __atomic_load_n(&tool_env, __ATOMIC_ACQUIRE);
+        struct mark *m = 0;
+        if ((*ti)->GetThreadLocalStorage(ti, 0, (void **) &m) == JVMTI_ERROR_NONE && m != 0) {
+            unsigned long now = ticks();
+            if (now - m->looked >= LOOK_TICKS) {
+                m->same = mask_hash() == m->given;
+                m->looked = now;
+            }
+            if (m->same) return n;
+        }
+    }
+    /* jvm_count is set before the JVM can call this function */
+    return __atomic_load_n(&jvm_count, __ATOMIC_ACQUIRE)(env, self);
+}
+
+/* Whether method is name of the class of signature class_sig. */
+static int is_method(jvmtiEnv *ti, jmethodID method, const char *name, const char *class_sig) {
+    char *n = 0, *c = 0;
+    jclass k = 0;
+    int same = 0;
+    if ((*ti)->GetMethodName(ti, method, &n, 0, 0) != JVMTI_ERROR_NONE) return 0;
+    const char *a = n, *b = name;
+    while (*a != 0 && *a == *b) a++, b++;
+    if (*a == *b && (*ti)->GetMethodDeclaringClass(ti, method, &k) == JVMTI_ERROR_NONE
+            && (*ti)->GetClassSignature(ti, k, &c, 0) == JVMTI_ERROR_NONE) {
+        a = c, b = class_sig;
+        while (*a != 0 && *a == *b) a++, b++;
+        same = *a == *b;
+        (*ti)->Deallocate(ti, (unsigned char *) c);
+    }
+    (*ti)->Deallocate(ti, (unsigned char *) n);
+    return same;
+}
+
+/* While the management bean's count is unbound (it binds when java.management is first used). */
+static int management_bound;
+
+/*
+ * The JVM binds a native method: Runtime's count (again, after answerProcessors0 unregistered
+ * Runtime's natives) or the management bean's goes to processors(); the others are left alone.
+ */
+static void JNICALL native_bound(jvmtiEnv *ti, JNIEnv *env, jthread thread, jmethodID method, void *address, void **new_address) {
+    if (address == (void *) processors) return;
+    if (method == runtime_count_method) {
+        __atomic_store_n(&jvm_count, (jint (JNICALL *)(JNIEnv *, jobject)) address, __ATOMIC_RELEASE);
+        *new_address = (void *) processors;
+    } else if (!__atomic_load_n(&management_bound, __ATOMIC_ACQUIRE) && jvm_count != 0
+            && is_method(ti, method, "getAvailableProcessors", "Lsun/management/VMManagementImpl;")) {
+        *new_address = (void *) processors;
+        __atomic_store_n(&management_bound, 1, __ATOMIC_RELEASE);
+        (*ti)->SetEventNotificationMode(ti, JVMTI_DISABLE, JVMTI_EVENT_NATIVE_METHOD_BIND, 0);
+    }
+}
+
+/*
+ * Binds Runtime.availableProcessors (of runtime, the Runtime) and, when java.management binds it,
+ * the management bean's count to processors(). The JVM's own function is taken from JVMTI's
+ * NativeMethodBind event as the JVM binds it again after Runtime's natives are unregistered (they
+ * are found again by name in libjava at their next call). management_loaded: the management
+ * bean's class may be bound already (an attach), so its natives are unregistered too.
+ * Returns 0; -1 when already done; -3 without a JVMTI environment; -4 when the JVM did not bind the
+ * count again through the event (it then answers as without the agent); else the JVMTI error.
+ */
+JNIEXPORT jint JNICALL
+Java_io_qv4j_agent_bind_NativeAffinity_answerProcessors0(JNIEnv *env, jclass cls, jobject runtime, jclass management) {
+    if (runtime_count_method != 0) return -1;
+    jvmtiEnv *ti = tool(env);
+    if (ti == 0) return -3;
+    static jvmtiCapabilities wanted; /* static: zeroed without a memset */
+    wanted.can_generate_native_method_bind_events = 1;
+    jvmtiError r = (*ti)->AddCapabilities(ti, &wanted);
+    if (r != JVMTI_ERROR_NONE) return (jint) r;
+    jclass rc = (*env)->GetObjectClass(env, runtime);
+    runtime_count_method = (*env)->GetMethodID(env, rc, "availableProcessors", "()I");
+    if (runtime_count_method == 0) {
+        (*env)->ExceptionClear(env);
+        return -4;
+    }
+    callbacks.NativeMethodBind = native_bound;
+    r = (*ti)->SetEventCallbacks(ti, &callbacks, (jint) sizeof callbacks);
+    if (r == JVMTI_ERROR_NONE) r = (*ti)->SetEventNotificationMode(ti, JVMTI_ENABLE, JVMTI_EVENT_NATIVE_METHOD_BIND, 0);
+    if (r != JVMTI_ERROR_NONE) return (jint) r;
+    if ((*env)->UnregisterNatives(env, rc) == 0 && (management == 0 || (*env)->UnregisterNatives(env, management) == 0)) {
+        (*env)->CallIntMethod(env, runtime, runtime_count_method); /* binds it again, through native_bound */
+    }
+    (*env)->ExceptionClear(env);
+    return __atomic_load_n(&jvm_count, __ATOMIC_ACQUIRE) != 0 ? 0 : -4;
+}
+
+/* From now on a thread qv4j placed answers n (> 0), what a thread whose mask is the JVM scope answers. */
+JNIEXPORT void JNICALL
+Java_io_qv4j_agent_bind_NativeAffinity_scopeProcessors0(JNIEnv *env, jclass cls, jint n) {
+    __atomic_store_n(&scope_count, n, __ATOMIC_RELAXED);
+}
+
+/* What the JVM itself answers on the calling thread, whatever qv4j did; -1 before answerProcessors0 took it. */
+JNIEXPORT jint JNICALL
+Java_io_qv4j_agent_bind_NativeAffinity_jvmProcessors0(JNIEnv *env, jclass cls, jobject runtime) {
+    jint (JNICALL *jvm)(JNIEnv *, jobject) = __atomic_load_n(&jvm_count, __ATOMIC_ACQUIRE);
+    return jvm != 0 ? jvm(env, runtime) : -1;
 }

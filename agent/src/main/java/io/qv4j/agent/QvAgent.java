@@ -112,7 +112,8 @@ public final class QvAgent {
                 }));
             }
             Log.debug("premain " + (System.nanoTime() - t0) / 1000 + " us (options " + (tOpts - t0) / 1000 + " us, hooks " + (tHooks - tOpts) / 1000 + " us); agent on: "
-                    + o.policy() + ", bind=" + o.bind().word() + ", hooks " + t.done() + " (" + t.source() + "), plain threads from " + installed.threads() + (config.rules().isEmpty() ? "" : ", " + config.rules().list().size() + " rules"));
+                    + o.policy() + ", bind=" + o.bind().word() + ", hooks " + t.done() + " (" + t.source() + "), plain threads from " + installed.threads()
+                    + ", availableProcessors() on a pinned thread: " + installed.processors() + (config.rules().isEmpty() ? "" : ", " + config.rules().list().size() + " rules"));
         } catch (Throwable t) {
             Log.info("agent disabled: " + t);
             if (o.strict() && !attached) {

@@ -8,6 +8,14 @@ public interface Binder {
     /** Binds the calling thread to {@code cpus}; false when it could not (already said once). */
     boolean bind(CpuSet cpus);
 
+    /**
+     * The JVM scope is now {@code scope}: the threads this binder places answer
+     * {@code Runtime.availableProcessors()} as a thread bound to it does (DESIGN.md §7). Nothing
+     * where the binder cannot (none, dry run, OpenHFT).
+     */
+    default void jvmScope(CpuSet scope) {
+    }
+
     /** What does the binding, for the report. */
     String describe();
 

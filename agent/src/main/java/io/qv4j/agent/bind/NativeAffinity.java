@@ -99,7 +99,8 @@ public final class NativeAffinity implements Binder {
 
     @Override
     public boolean bind(CpuSet cpus) {
-        int rc = setAffinity(0, cpus);
+        long[] words = cpus.toBitSet().toLongArray();
+        int rc = setAffinity0(0, words.length == 0 ? new long[1] : words, true);
         if (rc != 0) Log.once("bindfail", "binding a thread to " + cpus + " failed (errno " + rc + "); such threads run unpinned");
         return rc == 0;
     }
@@ -114,10 +115,67 @@ public final class NativeAffinity implements Binder {
         return gettid0();
     }
 
-    /** Binds thread {@code tid} (0: the calling thread); returns 0 or the errno. */
+    /**
+     * Binds thread {@code tid} (0: the calling thread); returns 0 or the errno. Not a placement:
+     * the thread answers {@code availableProcessors()} as the JVM does for its new mask.
+     */
     public static int setAffinity(int tid, CpuSet cpus) {
         long[] words = cpus.toBitSet().toLongArray();
-        return setAffinity0(tid, words.length == 0 ? new long[1] : words);
+        return setAffinity0(tid, words.length == 0 ? new long[1] : words, false);
+    }
+
+    /**
+     * Set once {@link #answerProcessors} succeeded: the threads this binder places answer the JVM
+     * scope's processor count.
+     */
+    private static volatile boolean answering;
+
+    /**
+     * From now on {@code Runtime.availableProcessors()} and the management bean's processor count
+     * answer, on a thread this binder placed and whose mask is still the one it gave, what a thread
+     * with the JVM scope's mask answers ({@link #jvmScope}); every other thread gets the JVM's own
+     * answer. The library binds both natives to its own function and calls the JVM's from there.
+     * Once per JVM, from the agent's start, after {@link #watchThreads} (they share one JVMTI
+     * environment).
+     *
+     * @return null when answering, else why not
+     */
+    public static String answerProcessors() {
+        if (loaded == null) return "the native library is not loaded";
+        Class<?> management;
+        try {
+            // bound already where java.management was used before the agent (another agent, an attach)
+            management = Class.forName("sun.management.VMManagementImpl", false, null);
+        } catch (ClassNotFoundException | LinkageError absent) {
+            management = null; // a runtime image without java.management
+        }
+        int rc = answerProcessors0(Runtime.getRuntime(), management);
+        answering = rc == 0;
+        return switch (rc) {
+            case 0 -> null;
+            case -1 -> "already answered in this JVM";
+            case -3 -> "the JVM gives no JVMTI environment";
+            case -4 -> "the JVM did not bind Runtime.availableProcessors again through JVMTI";
+            default -> "JVMTI error " + rc;
+        };
+    }
+
+    /**
+     * The JVM scope is {@code scope}: what the JVM answers on a thread whose mask it is becomes the
+     * answer of the threads placed from now on. Asked of the JVM itself (it caps by a CPU quota, or
+     * answers {@code -XX:ActiveProcessorCount}), on the calling thread bound to {@code scope} for
+     * the call and then given its own mask back.
+     */
+    @Override
+    public void jvmScope(CpuSet scope) {
+        if (!answering) return;
+        CpuSet mine = affinity(0);
+        if (mine == null) return;
+        boolean move = !mine.equals(scope);
+        if (move && setAffinity(0, scope) != 0) return;
+        int n = jvmProcessors0(Runtime.getRuntime());
+        if (move) setAffinity(0, mine);
+        if (n > 0) scopeProcessors0(n);
     }
 
     /** The kernel's mask of thread {@code tid} (0: the calling thread), or null on error. */
@@ -193,7 +251,13 @@ public final class NativeAffinity implements Binder {
 
     private static native Object objectField0(Object o, String name, String signature);
 
-    private static native int setAffinity0(int tid, long[] mask);
+    private static native int setAffinity0(int tid, long[] mask, boolean placed);
+
+    private static native int answerProcessors0(Runtime runtime, Class<?> management);
+
+    private static native void scopeProcessors0(int n);
+
+    private static native int jvmProcessors0(Runtime runtime);
 
     private static native int cpuid0(int leaf, int subleaf, int[] regs);
 

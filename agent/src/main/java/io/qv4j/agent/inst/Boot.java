@@ -55,8 +55,11 @@ public final class Boot {
         return MethodHandles.privateLookupIn(ConcurrentHashMap.class, MethodHandles.lookup()).defineClass(renamed);
     }
 
-    /** What {@link #install} put in: the transformer, and where plain threads' starts come from. */
-    public record Installed(HookTransformer transformer, String threads) {
+    /**
+     * What {@link #install} put in: the transformer, where plain threads' starts come from, and
+     * what {@code availableProcessors()} answers on a thread qv4j pinned.
+     */
+    public record Installed(HookTransformer transformer, String threads, String processors) {
     }
 
     /**
@@ -77,10 +80,14 @@ public final class Boot {
         if (catchUp) catchUp(hooks, true);
         Set<String> targets = HookTransformer.POOL_CLASSES;
         String threads;
+        String processors = "its own PUs' count (bind=off pins nothing)";
         if (!placesThreads) {
             threads = "nowhere (bind=off)";
         } else {
             String unwatched = NativeAffinity.watchThreads(hooks, QvHooks.THREAD_START_HOOK, QvHooks.THREAD_EXIT_HOOK, QvHooks.OBJECT_HOOK);
+            // a placed thread's mark is freed at its ThreadEnd event: no answering without the events
+            String unanswered = unwatched == null ? NativeAffinity.answerProcessors() : unwatched;
+            processors = unanswered == null ? "the JVM scope's count" : "its own PUs' count (" + unanswered + ")";
             if (unwatched == null) {
                 threads = "JVMTI thread events";
             } else if (writingAotCache(inst)) {
@@ -104,7 +111,7 @@ public final class Boot {
         }
         if (!again.isEmpty()) inst.retransformClasses(again.toArray(new Class<?>[0]));
         if (t.failure() != null) throw new IllegalStateException("instrumenting failed", t.failure());
-        return new Installed(t, threads);
+        return new Installed(t, threads, processors);
     }
 
     /**

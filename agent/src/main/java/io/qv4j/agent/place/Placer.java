@@ -61,8 +61,9 @@ public final class Placer {
         return events;
     }
 
-    /** The environment is known: placement may begin. */
+    /** The environment is known: placement may begin. Threads pinned from now on answer the processor count of its JVM scope. */
     public void ready(Env e) {
+        if (e.live() && e.jvm() != null) e.binder().jvmScope(e.jvm());
         env = e;
         ready.countDown();
     }
