@@ -28,8 +28,8 @@ import java.util.stream.IntStream;
  * the virtual-thread scheduler, then {@code done}. A watchdog ends a run that hangs after 30 s
  * with {@code hung} and exit code 2, so a deadlock fails a test instead of stalling it.
  * <ul>
- *   <li>{@code selfbound PU}: a one-thread pool whose thread factory binds its thread to PU
- *       ({@code taskset}) before it runs anything;</li>
+ *   <li>{@code selfbound PU [N]}: a pool of N threads (default 1) whose thread factory binds each
+ *       thread to PU ({@code taskset}) before it runs anything;</li>
  *   <li>{@code errpool}: {@code System.err} replaced by a stream that hands every write to a
  *       one-thread pool and waits for it; then a fixed pool of 2 runs; prints how many bytes went
  *       through that stream ({@code err-bytes N});</li>
@@ -58,7 +58,7 @@ public final class UnharmedApp {
         watchdog.setDaemon(true);
         watchdog.start();
         switch (args[0]) {
-            case "selfbound" -> selfBound(args[1]);
+            case "selfbound" -> selfBound(args[1], args.length > 2 ? Integer.parseInt(args[2]) : 1);
             case "errpool" -> errPool();
             case "virtualpool" -> virtualPool();
             case "spawn" -> spawn();
@@ -68,7 +68,7 @@ public final class UnharmedApp {
         System.out.println("done");
     }
 
-    private static void selfBound(String pu) throws Exception {
+    private static void selfBound(String pu, int threads) throws Exception {
         AtomicInteger n = new AtomicInteger();
         ThreadFactory binding = r -> new Thread(() -> {
             try {
@@ -81,7 +81,7 @@ public final class UnharmedApp {
             }
             r.run();
         }, "self-" + n.incrementAndGet());
-        runPool(Executors.newFixedThreadPool(1, binding), 1);
+        runPool(Executors.newFixedThreadPool(threads, binding), threads);
     }
 
     private static void errPool() throws Exception {

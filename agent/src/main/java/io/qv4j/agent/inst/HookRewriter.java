@@ -4,6 +4,7 @@ import io.qv4j.agent.boot.QvHooks;
 import net.bytebuddy.jar.asm.ClassReader;
 import net.bytebuddy.jar.asm.ClassVisitor;
 import net.bytebuddy.jar.asm.ClassWriter;
+import net.bytebuddy.jar.asm.Label;
 import net.bytebuddy.jar.asm.MethodVisitor;
 import net.bytebuddy.jar.asm.Opcodes;
 
@@ -34,7 +35,7 @@ final class HookRewriter {
                 HookTransformer.Site site = HookTransformer.site(className, name, desc);
                 if (site == null || site.enter == null && site.exit == null) return mv;
                 if (inserted.indexOf(name + " ") < 0) inserted.append(name).append(' ');
-                return new Inserter(mv, hooks, site.enter, site.exit);
+                return new Inserter(mv, className, hooks, site.enter, site.exit, !name.equals("<init>"));
             }
         }, 0);
         return w.toByteArray();
@@ -71,29 +72,54 @@ final class HookRewriter {
         return w.toByteArray();
     }
 
-    /** Inserts {@code ALOAD 0; INVOKESTATIC hooks.enter} at entry and {@code hooks.exit} before each RETURN. */
+    /**
+     * Inserts {@code ALOAD 0; INVOKESTATIC hooks.enter} at entry and {@code hooks.exit} before each
+     * RETURN and when an exception leaves the method: a last handler, for any {@code Throwable},
+     * over the whole body calls it and throws again (a fork/join worker whose
+     * {@code onTermination} throws leaves {@code run()} that way, and must not stay listed alive).
+     * Not in a constructor: one that throws made no pool.
+     */
     private static final class Inserter extends MethodVisitor {
+        private final String owner;
         private final String hooks;
         private final String enter;
         private final String exit;
+        private final Label body;
 
-        Inserter(MethodVisitor mv, String hooks, String enter, String exit) {
+        Inserter(MethodVisitor mv, String owner, String hooks, String enter, String exit, boolean onThrow) {
             super(Opcodes.ASM9, mv);
+            this.owner = owner;
             this.hooks = hooks;
             this.enter = enter;
             this.exit = exit;
+            this.body = exit != null && onThrow ? new Label() : null;
         }
 
         @Override
         public void visitCode() {
             super.visitCode();
             if (enter != null) call(enter);
+            if (body != null) super.visitLabel(body);
         }
 
         @Override
         public void visitInsn(int opcode) {
             if (exit != null && opcode == Opcodes.RETURN) call(exit);
             super.visitInsn(opcode);
+        }
+
+        @Override
+        public void visitMaxs(int maxStack, int maxLocals) {
+            if (body != null) {
+                // Visited after the method's own handlers, so last in the table: it sees only what they let out.
+                Label thrown = new Label();
+                super.visitTryCatchBlock(body, thrown, thrown, "java/lang/Throwable");
+                super.visitLabel(thrown);
+                super.visitFrame(Opcodes.F_FULL, 1, new Object[] {owner}, 1, new Object[] {"java/lang/Throwable"});
+                call(exit);
+                super.visitInsn(Opcodes.ATHROW);
+            }
+            super.visitMaxs(maxStack, maxLocals);
         }
 
         private void call(String method) {

@@ -28,9 +28,18 @@ public final class Placer {
     private final ThreadSets threads;
     /** Plain threads placed as a group's tasks: their exit frees their slot. */
     private final Map<Thread, Boolean> grouped = new ConcurrentHashMap<>();
+    /**
+     * The mask each thread started with, inherited from its creator, read at its thread-start
+     * event before any application code ran on it (a pool worker's task may be the application's
+     * wrapper of the pool's, so every thread's is kept), until it is placed or ends: a different
+     * mask when it is placed is one the application gave ({@link ApplicationBound}).
+     */
+    private final Map<Thread, CpuSet> startMasks = new ConcurrentHashMap<>();
     private final CountDownLatch ready = new CountDownLatch(1);
     private final long waitMillis;
     private final boolean wantTid;
+    /** bind=on with no topology= file: threads are bound to this machine's PUs, so start masks matter. */
+    private final boolean bindsLive;
     private volatile Env env;
     /** Set once qv4j has bound some thread: before that no thread can have inherited a mask it gave. */
     private volatile boolean boundAny;
@@ -45,6 +54,7 @@ public final class Placer {
         this.eligibility = new Eligibility(options, rules);
         this.planner = new PoolPlanner(options, rules, registry);
         boolean binds = options.bind() != Options.Bind.OFF;
+        this.bindsLive = options.bind() == Options.Bind.ON && options.topology() == null;
         this.threads = new ThreadSets(binds ? rules : Rules.none(), binds);
     }
 
@@ -166,7 +176,8 @@ public final class Placer {
             if (!pinned) registry.addWorker(p, t);
         }
         if (!pinned) {
-            unconfine(t);
+            startMasks.remove(t);
+            unconfine(t, null);
             return;
         }
         Env e = env != null ? env : awaitEnv();
@@ -233,7 +244,7 @@ public final class Placer {
             if (w.cpuset == null) w.cpuset = p.scope;
             w.label = e.topology().label(w.cpuset);
         }
-        if (inherited != null && ApplicationBound.leftAlone(registry, w, e, events, inherited)) return;
+        if (inherited != null && ApplicationBound.leftAlone(registry, w, e, events, inherited, startMasks.remove(t))) return;
         bind(w, e, t0);
     }
 
@@ -242,12 +253,12 @@ public final class Placer {
      * qv4j placed (threads inherit their creator's mask): the common pool's workers, started by a
      * worker pinned to one PU, would all share that PU. It gets the JVM scope, where it runs
      * without the agent. Any other mask (the JVM scope, the application's own choice) is kept.
-     * Until qv4j has bound a thread this costs one volatile read.
+     * Until qv4j has bound a thread this costs one volatile read. {@code mask}: the thread's, if just read.
      */
-    private void unconfine(Thread t) {
+    private void unconfine(Thread t, CpuSet mask) {
         Env e = env;
         if (!boundAny || e == null || !e.live() || !e.binder().binds()) return;
-        CpuSet now = Binder.currentMask();
+        CpuSet now = mask != null ? mask : Binder.currentMask();
         if (now == null || now.equals(e.jvm())) return;
         synchronized (registry.lock) {
             if (!ApplicationBound.givenByQv(registry, now, null)) return;
@@ -295,12 +306,18 @@ public final class Placer {
     /**
      * A platform thread starts running, on itself ({@code Thread.run()}): if a rule or a recognizer
      * makes it a task of a group of plain threads, it is placed like a pool's worker, in the slot
-     * its name gives. Threads nothing names return after one lookup.
+     * its name gives. Threads nothing names return after one lookup, once the environment is
+     * their start mask read and kept (bind=on).
      */
     public void threadStart(Thread t) {
+        CpuSet start = null;
+        if (bindsLive) {
+            start = Binder.currentMask();
+            if (start != null) startMasks.put(t, start);
+        }
         ThreadSet g = threads.match(t);
         if (g == null) {
-            if (boundAny && !ThreadSets.poolWorker(t)) unconfine(t); // a pool's worker is the pool hooks' to place
+            if (boundAny && !ThreadSets.poolWorker(t)) unconfine(t, start); // a pool's worker is the pool hooks' to place
             return;
         }
         GroupKey key = threads.key(g);
@@ -318,6 +335,7 @@ public final class Placer {
 
     /** A plain thread's run() returns: a group's thread frees its slot. One lookup for the others. */
     public void threadExit(Thread t) {
+        startMasks.remove(t); // a thread never placed
         if (grouped.remove(t) == null) return;
         synchronized (registry.lock) {
             registry.removeWorker(t);

@@ -9,6 +9,7 @@ import org.objectweb.asm.tree.AbstractInsnNode;
 import org.objectweb.asm.tree.ClassNode;
 import org.objectweb.asm.tree.MethodInsnNode;
 import org.objectweb.asm.tree.MethodNode;
+import org.objectweb.asm.tree.TryCatchBlockNode;
 import org.objectweb.asm.tree.VarInsnNode;
 
 import java.util.List;
@@ -84,7 +85,7 @@ class HookTransformerTest {
     }
 
     @Test
-    void forkJoinWorkerThreadRunGetsStartAndExitHooks() throws Exception {
+    void forkJoinWorkerThreadRunGetsStartAndExitHooksTheExitAlsoWhenItThrows() throws Exception {
         ClassNode c = transformed(HookTransformer.FJWT);
         boolean run = false;
         for (MethodNode m : c.methods) {
@@ -93,7 +94,8 @@ class HookTransformerTest {
                 run = true;
                 assertEntryHook(m, QvHooks.FJ_START_HOOK);
                 assertHookBeforeEachReturn(m, QvHooks.FJ_EXIT_HOOK);
-                assertEquals(1 + Bytecode.count(m, Opcodes.RETURN), calls.size(), calls.toString());
+                assertExitHookWhenAnExceptionLeaves(m, QvHooks.FJ_EXIT_HOOK);
+                assertEquals(2 + Bytecode.count(m, Opcodes.RETURN), calls.size(), calls.toString());
             } else {
                 assertEquals(List.of(), calls, "no hook in " + m.name + m.desc + " (onStart, onTermination included)");
             }
@@ -113,7 +115,7 @@ class HookTransformerTest {
     }
 
     @Test
-    void threadRunGetsAStartHookAtEntryAndAnExitHookBeforeItsReturnAndNothingElse() throws Exception {
+    void threadRunGetsAStartHookAtEntryAndAnExitHookBeforeItsReturnAndWhenItThrowsAndNothingElse() throws Exception {
         ClassNode c = transformed(HookTransformer.THREAD);
         boolean run = false;
         for (MethodNode m : c.methods) {
@@ -122,7 +124,8 @@ class HookTransformerTest {
                 run = true;
                 assertEquals(QvHooks.THREAD_START_HOOK + OBJ, calls.get(0), "entry first");
                 assertHookBeforeEachReturn(m, QvHooks.THREAD_EXIT_HOOK);
-                assertEquals(1 + Bytecode.count(m, Opcodes.RETURN), calls.size(), calls.toString());
+                assertExitHookWhenAnExceptionLeaves(m, QvHooks.THREAD_EXIT_HOOK);
+                assertEquals(2 + Bytecode.count(m, Opcodes.RETURN), calls.size(), calls.toString());
             } else {
                 assertEquals(List.of(), calls, "no hook in " + m.name + m.desc);
             }
@@ -151,6 +154,28 @@ class HookTransformerTest {
         List<AbstractInsnNode> code = Bytecode.code(m);
         assertTrue(code.get(0) instanceof VarInsnNode v && v.getOpcode() == Opcodes.ALOAD && v.var == 0, m.name + ": ALOAD 0 first");
         assertTrue(code.get(1) instanceof MethodInsnNode c && c.owner.equals(HOOKS) && c.name.equals(hook), m.name + ": " + hook + " at entry");
+    }
+
+    /**
+     * The last entry of the exception table catches any {@code Throwable} over the whole body after
+     * the entry hook, and its handler is {@code ALOAD 0; INVOKESTATIC hook(Object); ATHROW}.
+     */
+    private static void assertExitHookWhenAnExceptionLeaves(MethodNode m, String hook) {
+        TryCatchBlockNode last = m.tryCatchBlocks.get(m.tryCatchBlocks.size() - 1);
+        assertEquals("java/lang/Throwable", last.type, m.name + ": catches any Throwable");
+        List<AbstractInsnNode> code = Bytecode.code(m);
+        assertEquals(2, code.indexOf(next(last.start)), m.name + ": covers the body from just after the entry hook");
+        int h = code.indexOf(next(last.handler));
+        assertTrue(code.get(h) instanceof VarInsnNode v && v.getOpcode() == Opcodes.ALOAD && v.var == 0, m.name + ": ALOAD 0 in the handler");
+        assertTrue(code.get(h + 1) instanceof MethodInsnNode c && c.owner.equals(HOOKS) && c.name.equals(hook), m.name + ": " + hook + " in the handler");
+        assertEquals(Opcodes.ATHROW, code.get(h + 2).getOpcode(), m.name + ": thrown again");
+        assertEquals(code.size(), h + 3, m.name + ": the handler ends the method");
+    }
+
+    /** The first instruction at or after {@code n} (labels, line numbers and frames skipped). */
+    private static AbstractInsnNode next(AbstractInsnNode n) {
+        while (n != null && n.getOpcode() < 0) n = n.getNext();
+        return n;
     }
 
     /** Every {@code RETURN} is preceded by {@code ALOAD 0; INVOKESTATIC hook(Object)}. */

@@ -48,6 +48,28 @@ class UnharmedIT {
     }
 
     /**
+     * A pool of two whose factory binds both threads to the same PU, the last allowed one, which
+     * the agent would give only the second worker: both run there, as without the agent (a mask
+     * equal to one the agent gave a sibling is the application's choice when the thread did not
+     * start with it).
+     */
+    @Test
+    void twoThreadsTheApplicationBoundToOnePuBothStayThere() throws Exception {
+        Allowed where = Allowed.unrestricted();
+        assumeTrue(where.pus().size() >= 2, "needs two allowed PUs to tell the application's binding from the agent's, has " + where.allowed());
+        assumeTrue(Files.isExecutable(Path.of("/usr/bin/taskset")), "the application binds its threads with taskset");
+        String last = where.pus().get(where.pus().size() - 1);
+        for (Path java : Jvm.javas()) {
+            Jvm.App r = Jvm.app(java, List.of(), List.of(), "split-at=pu,color=packed,verbose=true", List.of("target/test-classes"),
+                    APP, Set.of("thread"), "selfbound", last, "2");
+            String out = java + ": " + r.result();
+            assertEquals(0, r.result().exitCode(), out);
+            assertEquals(Set.of("self-1", "self-2"), r.cpus().keySet(), out);
+            for (Map.Entry<String, String> e : r.cpus().entrySet()) assertEquals(last, e.getValue(), e.getKey() + " moved: " + out);
+        }
+    }
+
+    /**
      * Threads a pinned worker starts that the agent does not place, a plain helper thread and the
      * common pool's workers (the common pool is not pinned by default), do not keep the worker's
      * one PU, which they inherit from it: they run on the JVM's whole scope, as without the agent.
