@@ -10,7 +10,8 @@ import java.util.concurrent.Executors;
  * The application for the several-JVMs tests. Modes:
  * <ul>
  * <li>{@code threads}: one fixed pool of one thread runs a task, then every task of the process
- * prints {@code task COMM tid=TID cpus=LIST} (kernel view from /proc/self/task/TID/status);</li>
+ * prints {@code task COMM tid=TID cpus=LIST} (kernel view from /proc/self/task/TID/status), and
+ * {@code processors main=N worker=N}: {@code availableProcessors()} on main and in the task;</li>
  * <li>{@code threads-together DIR N}: as {@code threads}, the task lines printed once {@code N} such processes
  * have placed their pool (each leaves a file in {@code DIR}), so that they are all alive together;</li>
  * <li>{@code hold}: the pool's worker prints {@code thread NAME tid=TID cpus=LIST}, then the JVM waits
@@ -27,8 +28,9 @@ public final class NodeApp {
         switch (args[0]) {
             case "threads" -> {
                 ExecutorService pool = Executors.newFixedThreadPool(1);
-                pool.submit(() -> { }).get();
+                int worker = pool.submit(() -> Runtime.getRuntime().availableProcessors()).get();
                 for (String line : tasks()) System.out.println(line);
+                System.out.println("processors main=" + Runtime.getRuntime().availableProcessors() + " worker=" + worker);
                 pool.shutdown();
             }
             case "threads-together" -> {

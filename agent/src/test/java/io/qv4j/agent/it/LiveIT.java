@@ -54,16 +54,22 @@ class LiveIT {
     }
 
     static Busy busy(Path java, String agentArgs, int workers) throws Exception {
+        return started(java, agentArgs, "io.qv4j.testapps.BusyApp", Integer.toString(workers), "90");
+    }
+
+    /** A forked application that prints {@code ready PID} once it is ready, and ends when its stdin closes. */
+    static Busy started(Path java, String agentArgs, String main, String... args) throws Exception {
         List<String> cmd = new ArrayList<>(List.of(java.toString()));
         if (!java.toString().contains("17")) cmd.addAll(List.of("--enable-native-access=ALL-UNNAMED", "-XX:+EnableDynamicAgentLoading"));
         if (agentArgs != null) cmd.add("-javaagent:" + Jvm.agentJar() + (agentArgs.isEmpty() ? "" : "=" + agentArgs));
-        cmd.addAll(List.of("-cp", "target/test-classes", "io.qv4j.testapps.BusyApp", Integer.toString(workers), "90"));
+        cmd.addAll(List.of("-cp", "target/test-classes", main));
+        cmd.addAll(List.of(args));
         Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
         BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
         String line = r.readLine();
         if (line == null || !line.startsWith("ready ")) {
             p.destroyForcibly();
-            throw new AssertionError("BusyApp did not start: " + line);
+            throw new AssertionError(main + " did not start: " + line);
         }
         return new Busy(p, Long.parseLong(line.substring(6).strip()));
     }
@@ -242,6 +248,54 @@ class LiveIT {
             assertTrue(planned.stdout().contains("pool = \"pool-1\"") && planned.stdout().contains("tasks = 2"), planned.stdout());
         } finally {
             Files.deleteIfExists(jfr);
+        }
+    }
+
+    /**
+     * Fork/join workers that leave {@code run()} by an exception (their {@code onTermination}
+     * throws) are gone: {@code status} and the MXBean list each as exited, none as alive.
+     */
+    @ParameterizedTest
+    @MethodSource("javas")
+    void workersThatDiedThroughAnExceptionAreListedExited(Path java) throws Exception {
+        try (Busy app = started(java, "split-at=pu", "io.qv4j.testapps.DyingWorkersApp")) {
+            Jvm.Result r = null;
+            Map<String, Object> report = null;
+            for (long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15); report == null && System.nanoTime() < deadline; Thread.sleep(200)) {
+                r = Jvm.cli(java, List.of(), "status", Long.toString(app.pid()), "--format", "json");
+                if (r.exitCode() == 0) report = map(map(list(map(JsonReader.parse(r.stdout())).get("jvms")).get(0)).get("report")); // published a second after start
+            }
+            assertNotNull(report, "status: " + r);
+            Set<String> exited = new HashSet<>();
+            for (Object p : list(report.get("pools"))) {
+                for (Object t : list(map(p).get("threads"))) {
+                    String name = (String) map(t).get("name");
+                    if (!name.startsWith("fj-")) continue;
+                    assertEquals(Boolean.TRUE, map(t).get("exited"), name + " listed alive: " + r.stdout());
+                    exited.add(name);
+                }
+            }
+            assertEquals(Set.of("fj-1", "fj-2"), exited, "both workers were placed, then seen to end: " + r.stdout());
+            VirtualMachine vm = VirtualMachine.attach(Long.toString(app.pid()));
+            String url;
+            try {
+                url = vm.startLocalManagementAgent();
+            } finally {
+                vm.detach();
+            }
+            try (JMXConnector c = JMXConnectorFactory.connect(new JMXServiceURL(url))) {
+                MBeanServerConnection s = c.getMBeanServerConnection();
+                ObjectName name = new ObjectName("io.qv4j:type=Agent");
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                while (!s.isRegistered(name) && System.nanoTime() < deadline) Thread.sleep(100);
+                Set<String> inBean = new HashSet<>();
+                for (CompositeData t : (CompositeData[]) s.getAttribute(name, "Threads")) {
+                    if (!((String) t.get("name")).startsWith("fj-")) continue;
+                    assertEquals(Boolean.TRUE, t.get("exited"), t.toString());
+                    inBean.add((String) t.get("name"));
+                }
+                assertEquals(Set.of("fj-1", "fj-2"), inBean);
+            }
         }
     }
 

@@ -1,0 +1,72 @@
+package io.qv4j.testapps;
+
+import java.lang.management.ManagementFactory;
+import java.lang.reflect.Field;
+import java.lang.reflect.Method;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * What the JDK sizes from the processor count, asked on a pool's worker. A fixed pool of two
+ * ({@code work-1}, {@code work-2}) runs one task on each worker at once; each prints
+ * {@code thread NAME tid=TID cpus=LIST} (kernel view), and the first prints
+ * <pre>sizes available=A workStealing=W ncpu=N common=C mxbean=M classesBefore=B</pre>
+ * asked in this order on that worker: {@code Runtime.availableProcessors()}, the parallelism of
+ * {@code Executors.newWorkStealingPool()}, {@code Striped64.NCPU} (the class first initialized
+ * there, by a {@code LongAdder}), the common pool's parallelism ({@code ForkJoinPool} first
+ * initialized there) and the management bean's count (java.management first used there).
+ * {@code classesBefore} says whether Striped64 or ForkJoinPool was initialized before the task
+ * (then the test proves less than it claims). Needs
+ * {@code --add-opens java.base/java.util.concurrent.atomic=ALL-UNNAMED --add-exports java.base/jdk.internal.misc=ALL-UNNAMED}.
+ */
+public final class ProcessorsApp {
+
+    public static void main(String[] args) throws Exception {
+        Class<?> striped = Class.forName("java.util.concurrent.atomic.Striped64", false, null);
+        Class<?> fj = Class.forName("java.util.concurrent.ForkJoinPool", false, null);
+        boolean before = initialized(striped) || initialized(fj);
+        int[] n = {0};
+        ExecutorService pool = Executors.newFixedThreadPool(2, r -> new Thread(r, "work-" + ++n[0]));
+        CountDownLatch both = new CountDownLatch(2);
+        Object first = new Object();
+        boolean[] asked = {false};
+        Future<?>[] fs = new Future<?>[2];
+        for (int i = 0; i < 2; i++) {
+            fs[i] = pool.submit(() -> {
+                both.countDown();
+                both.await();
+                System.out.println("thread " + Thread.currentThread().getName() + " tid=" + PoolApp.tid() + " cpus=" + PoolApp.cpus("/proc/thread-self/status"));
+                synchronized (first) {
+                    if (asked[0]) return null;
+                    asked[0] = true;
+                    int available = Runtime.getRuntime().availableProcessors();
+                    ExecutorService ws = Executors.newWorkStealingPool();
+                    int workStealing = ((ForkJoinPool) ws).getParallelism();
+                    ws.shutdown();
+                    new LongAdder().increment();
+                    Field ncpu = striped.getDeclaredField("NCPU");
+                    ncpu.setAccessible(true);
+                    int common = ForkJoinPool.commonPool().getParallelism();
+                    int mxbean = ManagementFactory.getOperatingSystemMXBean().getAvailableProcessors();
+                    System.out.println("sizes available=" + available + " workStealing=" + workStealing + " ncpu=" + ncpu.getInt(null)
+                            + " common=" + common + " mxbean=" + mxbean + " classesBefore=" + before);
+                }
+                return null;
+            });
+        }
+        for (Future<?> f : fs) f.get();
+        pool.shutdown();
+        System.exit(0);
+    }
+
+    private static boolean initialized(Class<?> c) throws Exception {
+        Class<?> unsafe = Class.forName("jdk.internal.misc.Unsafe");
+        Object u = unsafe.getMethod("getUnsafe").invoke(null);
+        Method should = unsafe.getMethod("shouldBeInitialized", Class.class);
+        return !(Boolean) should.invoke(u, c);
+    }
+}
