@@ -1,6 +1,7 @@
 package io.qv4j.agent.it;
 
 import io.qv4j.agent.report.JsonReader;
+import io.qv4j.topology.CpuSet;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -125,14 +126,23 @@ class NodeIT {
 
     /** Each rank's tasks, the ranks started one after the other with Open MPI's variables (no binding policy): NodeApp threads. */
     Map<Integer, Map<String, String>> ranksByEnv(int size) throws Exception {
+        return ranksByEnv(size, "", new TreeMap<>());
+    }
+
+    /**
+     * As {@link #ranksByEnv(int)} with more agent options ({@code ,}-separated, after the claims
+     * directory), each rank's {@code main=N worker=N} (its processor counts) put in {@code processors}.
+     */
+    Map<Integer, Map<String, String>> ranksByEnv(int size, String agentArgs, Map<Integer, String> processors) throws Exception {
         Map<Integer, Map<String, String>> ranks = new TreeMap<>();
         for (int rank = 0; rank < size; rank++) {
             Jvm.Result r = Jvm.run(List.of("env", "OMPI_COMM_WORLD_LOCAL_RANK=" + rank, "OMPI_COMM_WORLD_LOCAL_SIZE=" + size, java(),
-                    "-Djava.io.tmpdir=" + Files.createDirectories(tmp.resolve("javatmp")), agent("claims-dir=" + tmp.resolve("claims")),
+                    "-Djava.io.tmpdir=" + Files.createDirectories(tmp.resolve("javatmp")), agent("claims-dir=" + tmp.resolve("claims") + agentArgs),
                     "-cp", "target/test-classes", "io.qv4j.testapps.NodeApp", "threads"));
             assertEquals(0, r.exitCode(), r.toString());
             Map<String, String> tasks = new TreeMap<>();
             for (String line : r.stdout().split("\n")) {
+                if (line.startsWith("processors ")) processors.put(rank, line.substring(11));
                 if (!line.startsWith("task ")) continue;
                 String[] w = line.substring(5).split(" ");
                 tasks.put(w[0] + "/" + w[1], w[2].substring(5));
@@ -191,6 +201,47 @@ class NodeIT {
             assertEquals(Set1.of(String.valueOf(rank)), new TreeSet<>(ranks.get(rank).values()), "rank " + rank + ": " + ranks.get(rank));
             assertTrue(r[0].stderr().contains("local rank " + rank + "/2 (Open MPI): the launcher already bound this process to pus " + rank
                     + ": that is the JVM scope, not split again"), r[0].stderr());
+        }
+    }
+
+    /**
+     * A rank that mpirun bound (its default binding) answers availableProcessors() for its own
+     * PUs, on main and on the worker the agent pinned, as it does without the agent. The worker
+     * goes on one PU (split-at=pu): on a machine whose ranks are bound to more than one PU, that is
+     * narrower than the rank.
+     */
+    @Test
+    void mpirunBoundRanksCountTheirOwnPusOnMainAndOnThePinnedWorker() throws Exception {
+        Jvm.Result[] r = new Jvm.Result[1];
+        Map<Integer, Map<String, String>> ranks = mpiWith(r, ",split-at=pu", "-np", "2");
+        Map<Integer, String> counts = new TreeMap<>();
+        for (String line : r[0].stdout().split("\n")) {
+            int comma = line.indexOf(','), close = line.indexOf(']');
+            if (line.startsWith("[") && comma > 0 && close > comma && line.contains(":processors ")) {
+                counts.put(Integer.parseInt(line.substring(comma + 1, close)), line.substring(line.indexOf(":processors ") + 12));
+            }
+        }
+        assertEquals(2, ranks.size(), r[0].toString());
+        for (int rank = 0; rank < 2; rank++) {
+            TreeSet<String> own = new TreeSet<>(jvmThreads(ranks.get(rank)).values());
+            assertEquals(1, own.size(), "the rank's threads share its binding: " + ranks.get(rank));
+            int n = CpuSet.parse(own.first()).cardinality();
+            assertEquals("main=" + n + " worker=" + n, counts.get(rank), "rank " + rank + " bound to pus " + own.first() + ": " + r[0]);
+        }
+    }
+
+    /** A rank the agent split the node for (no launcher binding) answers its JVM scope's count, on main and on its pinned worker. */
+    @Test
+    void ranksTheAgentSplitCountTheirScope() throws Exception {
+        Assumptions.assumeTrue(allowedPus().size() >= 2, "needs 2 PUs");
+        Map<Integer, String> counts = new TreeMap<>();
+        Map<Integer, Map<String, String>> ranks = ranksByEnv(2, ",split-at=pu", counts); // a worker on one PU of a larger scope
+        for (int rank = 0; rank < 2; rank++) {
+            TreeSet<String> scope = new TreeSet<>(ranks.get(rank).values());
+            assertEquals(1, scope.size(), "every thread of rank " + rank + " in its scope: " + ranks.get(rank));
+            int n = CpuSet.parse(scope.first()).cardinality();
+            assertTrue(n < allowedPus().size(), "the rank got a piece of the node: " + scope);
+            assertEquals("main=" + n + " worker=" + n, counts.get(rank), "rank " + rank + " in pus " + scope.first());
         }
     }
 
