@@ -194,13 +194,15 @@ static jvmtiEventCallbacks callbacks;
 static jclass watcher;
 static jmethodID on_start, on_end;
 
+static void mark_start(jvmtiEnv *ti);
+static void mark_free(jvmtiEnv *ti);
+
 /* Both events come on the thread itself; the hook catches what it throws, this what it cannot. */
 static void JNICALL thread_started(jvmtiEnv *jvmti, JNIEnv *env, jthread thread) {
+    mark_start(jvmti);
     (*env)->CallStaticVoidMethod(env, watcher, on_start, thread);
     (*env)->ExceptionClear(env);
 }
-
-static void mark_free(jvmtiEnv *ti);
 
 static void JNICALL thread_ended(jvmtiEnv *jvmti, JNIEnv *env, jthread thread) {
     (*env)->CallStaticVoidMethod(env, watcher, on_end, thread);
@@ -250,16 +252,21 @@ Java_io_qv4j_agent_bind_NativeAffinity_watchThreads0(JNIEnv *env, jclass cls, jc
  * JVMTI's few calls made without a thread-state transition. The mask itself is looked at, with one
  * system call, at most once per LOOK_TICKS: every call would cost more than the JVM's own answer
  * (which in a container is cached for 20 ms), and a mask changed by taskset or by the application
- * is seen within milliseconds, as the JVM itself sees a changed CPU quota.
+ * is seen within milliseconds, as the JVM itself sees a changed CPU quota. The same mark keeps the
+ * mask the thread started with (its creator's), read at its ThreadStart event before any
+ * application code ran on it: a worker whose mask differs from it when qv4j places it was bound by
+ * the application (startMaskKept0).
  */
 static jint (JNICALL *jvm_count)(JNIEnv *, jobject); /* the JVM's own Runtime.availableProcessors */
 static jmethodID runtime_count_method;
 static jint scope_count; /* 0: not known yet, every thread answers as the JVM does */
+static int marking;      /* set by answerProcessors0: threads get a mark as they start */
 
 struct mark {
-    void *given;          /* mask_hash() of the mask qv4j gave the thread */
+    void *start;          /* mask_hash() of the mask the thread started with; 0: unknown */
+    void *given;          /* mask_hash() of the mask qv4j gave the thread; 0: none */
     unsigned long looked; /* ticks() at the last look */
-    int same;             /* the mask was still that one then */
+    int same;             /* the mask was still the given one then */
 };
 
 /* A cheap clock, only compared with itself: the time-stamp counter, or the virtual counter on aarch64. */
@@ -300,30 +307,45 @@ static void *mask_hash(void) {
     return (void *) (h | 1);
 }
 
+/* The calling thread's mark, made now (zeroed) if it has none; 0 when JVMTI refuses. */
+static struct mark *mark_of(jvmtiEnv *ti) {
+    struct mark *m = 0;
+    if ((*ti)->GetThreadLocalStorage(ti, 0, (void **) &m) != JVMTI_ERROR_NONE) return 0;
+    if (m != 0) return m;
+    if ((*ti)->Allocate(ti, sizeof *m, (unsigned char **) &m) != JVMTI_ERROR_NONE) return 0;
+    m->start = m->given = 0;
+    m->looked = 0;
+    m->same = 0;
+    if ((*ti)->SetThreadLocalStorage(ti, 0, m) != JVMTI_ERROR_NONE) {
+        (*ti)->Deallocate(ti, (unsigned char *) m);
+        return 0;
+    }
+    return m;
+}
+
+/* A platform thread starts (ThreadStart): its mark keeps the mask it inherited. */
+static void mark_start(jvmtiEnv *ti) {
+    if (!__atomic_load_n(&marking, __ATOMIC_ACQUIRE)) return;
+    struct mark *m = mark_of(ti);
+    if (m != 0) m->start = mask_hash();
+}
+
 /*
  * The calling thread is one qv4j placed: it answers the JVM scope's count while its mask is the
  * one it has now (read back: the kernel leaves out PUs outside the cgroup's cpuset). Nothing to
- * mark before answerProcessors0 and scopeProcessors0 (a thread is bound after both). The mark is
- * freed when the thread ends (thread_ended).
+ * mark before answerProcessors0 and scopeProcessors0 (a thread is bound after both).
  */
 static void mark_placed(JNIEnv *env) {
     jvmtiEnv *ti = __atomic_load_n(&tool_env, __ATOMIC_ACQUIRE);
     if (ti == 0 || __atomic_load_n(&scope_count, __ATOMIC_RELAXED) <= 0) return;
-    struct mark *m = 0;
-    if ((*ti)->GetThreadLocalStorage(ti, 0, (void **) &m) != JVMTI_ERROR_NONE) return;
-    if (m == 0) {
-        if ((*ti)->Allocate(ti, sizeof *m, (unsigned char **) &m) != JVMTI_ERROR_NONE) return;
-        if ((*ti)->SetThreadLocalStorage(ti, 0, m) != JVMTI_ERROR_NONE) {
-            (*ti)->Deallocate(ti, (unsigned char *) m);
-            return;
-        }
-    }
+    struct mark *m = mark_of(ti);
+    if (m == 0) return;
     m->given = mask_hash();
     m->looked = ticks();
     m->same = m->given != 0;
 }
 
-/* A placed thread's mark goes with it (ThreadEnd). */
+/* The thread's mark goes with it (ThreadEnd). */
 static void mark_free(jvmtiEnv *ti) {
     struct mark *m = 0;
     if ((*ti)->GetThreadLocalStorage(ti, 0, (void **) &m) == JVMTI_ERROR_NONE && m != 0) {
@@ -337,7 +359,7 @@ static jint JNICALL processors(JNIEnv *env, jobject self) {
     if (n > 0) {
         jvmtiEnv *ti = __atomic_load_n(&tool_env, __ATOMIC_ACQUIRE);
         struct mark *m = 0;
-        if ((*ti)->GetThreadLocalStorage(ti, 0, (void **) &m) == JVMTI_ERROR_NONE && m != 0) {
+        if ((*ti)->GetThreadLocalStorage(ti, 0, (void **) &m) == JVMTI_ERROR_NONE && m != 0 && m->given != 0) {
             unsigned long now = ticks();
             if (now - m->looked >= LOOK_TICKS) {
                 m->same = mask_hash() == m->given;
@@ -413,6 +435,7 @@ Java_io_qv4j_agent_bind_NativeAffinity_answerProcessors0(JNIEnv *env, jclass cls
         (*env)->ExceptionClear(env);
         return -4;
     }
+    __atomic_store_n(&marking, 1, __ATOMIC_RELEASE);
     callbacks.NativeMethodBind = native_bound;
     r = (*ti)->SetEventCallbacks(ti, &callbacks, (jint) sizeof callbacks);
     if (r == JVMTI_ERROR_NONE) r = (*ti)->SetEventNotificationMode(ti, JVMTI_ENABLE, JVMTI_EVENT_NATIVE_METHOD_BIND, 0);
@@ -428,6 +451,19 @@ Java_io_qv4j_agent_bind_NativeAffinity_answerProcessors0(JNIEnv *env, jclass cls
 JNIEXPORT void JNICALL
 Java_io_qv4j_agent_bind_NativeAffinity_scopeProcessors0(JNIEnv *env, jclass cls, jint n) {
     __atomic_store_n(&scope_count, n, __ATOMIC_RELAXED);
+}
+
+/*
+ * Whether the calling thread's mask is still the one it started with: 1 yes, 0 no (something
+ * bound it since), -1 unknown (it started before answerProcessors0, or its mask is unreadable).
+ */
+JNIEXPORT jint JNICALL
+Java_io_qv4j_agent_bind_NativeAffinity_startMaskKept0(JNIEnv *env, jclass cls) {
+    jvmtiEnv *ti = __atomic_load_n(&tool_env, __ATOMIC_ACQUIRE);
+    struct mark *m = 0;
+    if (ti == 0 || (*ti)->GetThreadLocalStorage(ti, 0, (void **) &m) != JVMTI_ERROR_NONE || m == 0 || m->start == 0) return -1;
+    void *now = mask_hash();
+    return now == 0 ? -1 : now == m->start;
 }
 
 /* What the JVM itself answers on the calling thread, whatever qv4j did; -1 before answerProcessors0 took it. */

@@ -16,6 +16,15 @@ public interface Binder {
     default void jvmScope(CpuSet scope) {
     }
 
+    /**
+     * Whether the calling thread's mask is still the one it started with (its creator's, read at
+     * its thread-start event before any application code ran on it): false when something bound
+     * it since; null when this binder cannot tell (DESIGN.md §6.2).
+     */
+    default Boolean keptStartMask() {
+        return null;
+    }
+
     /** What does the binding, for the report. */
     String describe();
 

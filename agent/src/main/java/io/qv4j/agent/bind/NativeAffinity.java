@@ -135,6 +135,7 @@ public final class NativeAffinity implements Binder {
      * answer, on a thread this binder placed and whose mask is still the one it gave, what a thread
      * with the JVM scope's mask answers ({@link #jvmScope}); every other thread gets the JVM's own
      * answer. The library binds both natives to its own function and calls the JVM's from there.
+     * From now on it also keeps each starting thread's mask ({@link #keptStartMask}).
      * Once per JVM, from the agent's start, after {@link #watchThreads} (they share one JVMTI
      * environment).
      *
@@ -158,6 +159,13 @@ public final class NativeAffinity implements Binder {
             case -4 -> "the JVM did not bind Runtime.availableProcessors again through JVMTI";
             default -> "JVMTI error " + rc;
         };
+    }
+
+    /** Known for a thread that started after {@link #answerProcessors}, which turns the start marks on. */
+    @Override
+    public Boolean keptStartMask() {
+        int kept = startMaskKept0();
+        return kept < 0 ? null : kept == 1;
     }
 
     /**
@@ -256,6 +264,8 @@ public final class NativeAffinity implements Binder {
     private static native int answerProcessors0(Runtime runtime, Class<?> management);
 
     private static native void scopeProcessors0(int n);
+
+    private static native int startMaskKept0();
 
     private static native int jvmProcessors0(Runtime runtime);
 

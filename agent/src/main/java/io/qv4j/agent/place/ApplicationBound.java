@@ -8,27 +8,25 @@ import io.qv4j.topology.CpuSet;
  * starting worker whose mask is already narrower than its pool's universe, and that the
  * application changed since the thread started (its mask at its thread-start event, before any
  * application code ran on it), keeps it; the report and one line say so. Where that start mask is
- * not known (no thread events: the OpenHFT fallback, a worker that started before the agent), a
- * mask qv4j gave some other thread counts as inherited (threads inherit their creator's mask:
- * fork/join workers and Netty's event loops start each other), so the application's binding to
- * exactly such a mask is not told apart there. A thread qv4j does not place that inherited such a
- * mask is given the JVM scope back ({@link Placer}).
+ * not known (a worker that started before the agent; without the JNI library and its thread
+ * events), a mask qv4j gave some other thread counts as inherited (threads inherit their
+ * creator's mask: fork/join workers and Netty's event loops start each other), so the
+ * application's binding to exactly such a mask is not told apart there. A thread qv4j does not
+ * place that inherited such a mask is given the JVM scope back ({@link Placer}).
  */
 final class ApplicationBound {
 
     private ApplicationBound() {
     }
 
-    /**
-     * True (and the worker recorded where it is) when the calling thread, whose mask is {@code now}
-     * and was {@code atStart} when it started (null: unknown), was bound by the application.
-     */
-    static boolean leftAlone(PoolRegistry registry, Worker w, Env e, PlacementEvents events, CpuSet now, CpuSet atStart) {
+    /** True (and the worker recorded where it is) when the calling thread, whose mask is {@code now}, was bound by the application. */
+    static boolean leftAlone(PoolRegistry registry, Worker w, Env e, PlacementEvents events, CpuSet now) {
         CpuSet universe = w.pool.parent != null ? w.pool.parent.and(e.jvm()) : e.jvm();
         if (now == null || now.equals(universe) || !universe.containsAll(now) || now.equals(w.cpuset)) return false;
+        Boolean kept = e.binder().keptStartMask();
         synchronized (registry.lock) {
-            // the mask it started with is inherited, not chosen; without it, a mask qv4j gave another worker is taken as inherited
-            if (atStart != null ? now.equals(atStart) : givenByQv(registry, now, w)) return false;
+            // the mask it started with is inherited, not chosen; not knowing it, a mask qv4j gave another worker is taken as inherited
+            if (kept != null ? kept : givenByQv(registry, now, w)) return false;
             if (w.slot >= 0) w.pool.slots.release(w.slot, Thread.currentThread());
             w.slot = -1;
             w.appBound = true;

@@ -28,18 +28,9 @@ public final class Placer {
     private final ThreadSets threads;
     /** Plain threads placed as a group's tasks: their exit frees their slot. */
     private final Map<Thread, Boolean> grouped = new ConcurrentHashMap<>();
-    /**
-     * The mask each thread started with, inherited from its creator, read at its thread-start
-     * event before any application code ran on it (a pool worker's task may be the application's
-     * wrapper of the pool's, so every thread's is kept), until it is placed or ends: a different
-     * mask when it is placed is one the application gave ({@link ApplicationBound}).
-     */
-    private final Map<Thread, CpuSet> startMasks = new ConcurrentHashMap<>();
     private final CountDownLatch ready = new CountDownLatch(1);
     private final long waitMillis;
     private final boolean wantTid;
-    /** bind=on with no topology= file: threads are bound to this machine's PUs, so start masks matter. */
-    private final boolean bindsLive;
     private volatile Env env;
     /** Set once qv4j has bound some thread: before that no thread can have inherited a mask it gave. */
     private volatile boolean boundAny;
@@ -54,7 +45,6 @@ public final class Placer {
         this.eligibility = new Eligibility(options, rules);
         this.planner = new PoolPlanner(options, rules, registry);
         boolean binds = options.bind() != Options.Bind.OFF;
-        this.bindsLive = options.bind() == Options.Bind.ON && options.topology() == null;
         this.threads = new ThreadSets(binds ? rules : Rules.none(), binds);
     }
 
@@ -176,8 +166,7 @@ public final class Placer {
             if (!pinned) registry.addWorker(p, t);
         }
         if (!pinned) {
-            startMasks.remove(t);
-            unconfine(t, null);
+            unconfine(t);
             return;
         }
         Env e = env != null ? env : awaitEnv();
@@ -244,7 +233,7 @@ public final class Placer {
             if (w.cpuset == null) w.cpuset = p.scope;
             w.label = e.topology().label(w.cpuset);
         }
-        if (inherited != null && ApplicationBound.leftAlone(registry, w, e, events, inherited, startMasks.remove(t))) return;
+        if (inherited != null && ApplicationBound.leftAlone(registry, w, e, events, inherited)) return;
         bind(w, e, t0);
     }
 
@@ -253,12 +242,12 @@ public final class Placer {
      * qv4j placed (threads inherit their creator's mask): the common pool's workers, started by a
      * worker pinned to one PU, would all share that PU. It gets the JVM scope, where it runs
      * without the agent. Any other mask (the JVM scope, the application's own choice) is kept.
-     * Until qv4j has bound a thread this costs one volatile read. {@code mask}: the thread's, if just read.
+     * Until qv4j has bound a thread this costs one volatile read.
      */
-    private void unconfine(Thread t, CpuSet mask) {
+    private void unconfine(Thread t) {
         Env e = env;
         if (!boundAny || e == null || !e.live() || !e.binder().binds()) return;
-        CpuSet now = mask != null ? mask : Binder.currentMask();
+        CpuSet now = Binder.currentMask();
         if (now == null || now.equals(e.jvm())) return;
         synchronized (registry.lock) {
             if (!ApplicationBound.givenByQv(registry, now, null)) return;
@@ -306,18 +295,12 @@ public final class Placer {
     /**
      * A platform thread starts running, on itself ({@code Thread.run()}): if a rule or a recognizer
      * makes it a task of a group of plain threads, it is placed like a pool's worker, in the slot
-     * its name gives. Threads nothing names return after one lookup, once the environment is
-     * their start mask read and kept (bind=on).
+     * its name gives. Threads nothing names return after one lookup.
      */
     public void threadStart(Thread t) {
-        CpuSet start = null;
-        if (bindsLive) {
-            start = Binder.currentMask();
-            if (start != null) startMasks.put(t, start);
-        }
         ThreadSet g = threads.match(t);
         if (g == null) {
-            if (boundAny && !ThreadSets.poolWorker(t)) unconfine(t, start); // a pool's worker is the pool hooks' to place
+            if (boundAny && !ThreadSets.poolWorker(t)) unconfine(t); // a pool's worker is the pool hooks' to place
             return;
         }
         GroupKey key = threads.key(g);
@@ -335,7 +318,6 @@ public final class Placer {
 
     /** A plain thread's run() returns: a group's thread frees its slot. One lookup for the others. */
     public void threadExit(Thread t) {
-        startMasks.remove(t); // a thread never placed
         if (grouped.remove(t) == null) return;
         synchronized (registry.lock) {
             registry.removeWorker(t);
