@@ -100,7 +100,7 @@ public final class QvHooks {
         call(thread, FJ_START);
     }
 
-    /** ForkJoinWorkerThread.run, at exit. */
+    /** ForkJoinWorkerThread.run, at exit, normal or by an exception. */
     public static void fjExit(Object thread) {
         call(thread, FJ_EXIT);
     }
@@ -113,7 +113,7 @@ public final class QvHooks {
         if (thread == Thread.currentThread()) call(thread, THREAD_START);
     }
 
-    /** The thread ends (JVMTI's ThreadEnd event), or Thread.run returns normally; likewise. */
+    /** The thread ends (JVMTI's ThreadEnd event), or Thread.run returns or throws; likewise. */
     public static void threadExit(Object thread) {
         if (thread == Thread.currentThread()) call(thread, THREAD_EXIT);
     }
