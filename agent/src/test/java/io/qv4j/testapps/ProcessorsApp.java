@@ -14,21 +14,24 @@ import java.util.concurrent.atomic.LongAdder;
  * What the JDK sizes from the processor count, asked on a pool's worker. A fixed pool of two
  * ({@code work-1}, {@code work-2}) runs one task on each worker at once; each prints
  * {@code thread NAME tid=TID cpus=LIST} (kernel view), and the first prints
- * <pre>sizes available=A workStealing=W ncpu=N common=C mxbean=M classesBefore=B</pre>
+ * <pre>sizes available=A workStealing=W ncpu=N common=C mxbean=M virtual=V classesBefore=B</pre>
  * asked in this order on that worker: {@code Runtime.availableProcessors()}, the parallelism of
  * {@code Executors.newWorkStealingPool()}, {@code Striped64.NCPU} (the class first initialized
  * there, by a {@code LongAdder}), the common pool's parallelism ({@code ForkJoinPool} first
- * initialized there) and the management bean's count (java.management first used there).
- * {@code classesBefore} says whether Striped64 or ForkJoinPool was initialized before the task
- * (then the test proves less than it claims). Needs
- * {@code --add-opens java.base/java.util.concurrent.atomic=ALL-UNNAMED --add-exports java.base/jdk.internal.misc=ALL-UNNAMED}.
+ * initialized there), the management bean's count (java.management first used there) and, on
+ * JDK 21 and later, the virtual-thread scheduler's parallelism (the first virtual thread started
+ * there; {@code -} before 21). {@code classesBefore} says whether Striped64, ForkJoinPool or
+ * VirtualThread was initialized before the task (then the test proves less than it claims). Needs
+ * {@code --add-opens java.base/java.util.concurrent.atomic=ALL-UNNAMED --add-opens java.base/java.lang=ALL-UNNAMED
+ * --add-exports java.base/jdk.internal.misc=ALL-UNNAMED}.
  */
 public final class ProcessorsApp {
 
     public static void main(String[] args) throws Exception {
         Class<?> striped = Class.forName("java.util.concurrent.atomic.Striped64", false, null);
         Class<?> fj = Class.forName("java.util.concurrent.ForkJoinPool", false, null);
-        boolean before = initialized(striped) || initialized(fj);
+        Class<?> vt = Runtime.version().feature() >= 21 ? Class.forName("java.lang.VirtualThread", false, null) : null;
+        boolean before = initialized(striped) || initialized(fj) || vt != null && initialized(vt);
         int[] n = {0};
         ExecutorService pool = Executors.newFixedThreadPool(2, r -> new Thread(r, "work-" + ++n[0]));
         CountDownLatch both = new CountDownLatch(2);
@@ -52,8 +55,17 @@ public final class ProcessorsApp {
                     ncpu.setAccessible(true);
                     int common = ForkJoinPool.commonPool().getParallelism();
                     int mxbean = ManagementFactory.getOperatingSystemMXBean().getAvailableProcessors();
+                    String virtual = "-";
+                    if (vt != null) {
+                        Object builder = Thread.class.getMethod("ofVirtual").invoke(null);
+                        Thread v = (Thread) Class.forName("java.lang.Thread$Builder").getMethod("start", Runnable.class).invoke(builder, (Runnable) () -> { });
+                        v.join();
+                        Field scheduler = vt.getDeclaredField("DEFAULT_SCHEDULER");
+                        scheduler.setAccessible(true);
+                        virtual = Integer.toString(((ForkJoinPool) scheduler.get(null)).getParallelism());
+                    }
                     System.out.println("sizes available=" + available + " workStealing=" + workStealing + " ncpu=" + ncpu.getInt(null)
-                            + " common=" + common + " mxbean=" + mxbean + " classesBefore=" + before);
+                            + " common=" + common + " mxbean=" + mxbean + " virtual=" + virtual + " classesBefore=" + before);
                 }
                 return null;
             });

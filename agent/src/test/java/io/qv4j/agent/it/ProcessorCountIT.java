@@ -15,14 +15,15 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 /**
  * Never smaller: on a worker the agent pinned to one PU, {@code availableProcessors()} and what the
  * JDK sizes from it when first asked there (a work-stealing pool, {@code Striped64.NCPU}, the
- * common pool, the management bean) are what the same JVM gives without the agent: unrestricted,
+ * common pool, the management bean, the virtual-thread scheduler on JDK 21 and later) are what the
+ * same JVM gives without the agent: unrestricted,
  * under {@code taskset} on one PU, and with {@code -XX:ActiveProcessorCount=3}; on JDK 17 and 25.
  */
 class ProcessorCountIT {
 
     private static final String APP = "io.qv4j.testapps.ProcessorsApp";
     private static final List<String> OPENS = List.of("--add-opens", "java.base/java.util.concurrent.atomic=ALL-UNNAMED",
-            "--add-exports", "java.base/jdk.internal.misc=ALL-UNNAMED");
+            "--add-opens", "java.base/java.lang=ALL-UNNAMED", "--add-exports", "java.base/jdk.internal.misc=ALL-UNNAMED");
 
     static Stream<Arguments> runs() throws Exception {
         List<Arguments> out = new ArrayList<>();
@@ -58,6 +59,7 @@ class ProcessorCountIT {
         if (expected > 0) assertEquals(expected, n, out);
         else assertEquals(where.pus().size(), n, out);
         for (String f : List.of("workStealing", "ncpu", "mxbean")) assertEquals(n, Integer.parseInt(field(without, f)), f + ": " + out);
+        if (!java.toString().contains("17")) assertEquals(n, Integer.parseInt(field(without, "virtual")), "the virtual-thread scheduler: " + out);
         assertEquals(Math.max(1, n - 1), Integer.parseInt(field(without, "common")), out);
     }
 
