@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-JNIEXPORT jint JNICALL Java_io_qv4j_agent_bind_NativeAffinity_setAffinity0(JNIEnv *, jclass, jint, jlongArray);
+JNIEXPORT jint JNICALL Java_io_qv4j_agent_bind_NativeAffinity_setAffinity0(JNIEnv *, jclass, jint, jlongArray, jboolean);
 JNIEXPORT jint JNICALL Java_io_qv4j_agent_bind_NativeAffinity_getAffinity0(JNIEnv *, jclass, jint, jlongArray);
 JNIEXPORT jint JNICALL Java_io_qv4j_agent_bind_NativeAffinity_gettid0(JNIEnv *, jclass);
 JNIEXPORT jint JNICALL Java_io_qv4j_agent_bind_NativeAffinity_cpuid0(JNIEnv *, jclass, jint, jint, jintArray);
@@ -45,9 +45,9 @@ int main(void) {
     memset(&one, 0, sizeof one);
     one.n = 1;
     one.w[0] = before.w[0] & -before.w[0]; /* the lowest allowed PU (of the first 64) */
-    int rc = Java_io_qv4j_agent_bind_NativeAffinity_setAffinity0(env, 0, 0, (jlongArray) &one);
+    int rc = Java_io_qv4j_agent_bind_NativeAffinity_setAffinity0(env, 0, 0, (jlongArray) &one, JNI_FALSE);
     get(env, &after);
-    Java_io_qv4j_agent_bind_NativeAffinity_setAffinity0(env, 0, tid, (jlongArray) &before);
+    Java_io_qv4j_agent_bind_NativeAffinity_setAffinity0(env, 0, tid, (jlongArray) &before, JNI_FALSE);
     get(env, &restored);
     jint cpuid = Java_io_qv4j_agent_bind_NativeAffinity_cpuid0(env, 0, 0, 0, 0);
     printf("tid=%d before=0x%llx after=0x%llx restored=0x%llx cpuid=%d\n", tid, (unsigned long long) before.w[0],

@@ -2,6 +2,8 @@ package io.qv4j.agent.bind;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -23,7 +25,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * The prebuilt JNI libraries in src/main/resources are what scripts/build-native makes of
  * src/main/c/qv_affinity.c: always by the checksums the script recorded, and, where both
  * compilers of the recorded versions exist, by rebuilding them byte for byte. Where qemu-user
- * exists, the aarch64 library runs (a small C harness calls its three functions).
+ * exists, the aarch64 library runs (a small C harness calls its binding functions), and both run
+ * the processor count against a stand-in for the JVM.
  */
 class NativeLibraryTest {
 
@@ -79,17 +82,43 @@ class NativeLibraryTest {
 
     @Test
     void aarch64LibraryBindsUnderQemuAndHasNoCpuid(@TempDir Path dir) throws Exception {
-        String qemu = onPath("qemu-aarch64-static") ? "qemu-aarch64-static" : onPath("qemu-aarch64") ? "qemu-aarch64" : null;
-        assumeTrue(qemu != null && version("aarch64-linux-gnu-gcc") != null && Files.isDirectory(Path.of("/usr/aarch64-linux-gnu")),
-                "qemu-user and Debian's aarch64 cross compiler");
-        Files.copy(RESOURCES.resolve("aarch64/libqv4j.so"), dir.resolve("libqv4j.so"));
-        String jdk = System.getProperty("java.home");
-        Result cc = run(dir, List.of("aarch64-linux-gnu-gcc", "-Wall", "-O1", "-I" + jdk + "/include", "-I" + jdk + "/include/linux",
-                "-o", "harness", ROOT.resolve("agent/src/test/c/affinity_harness.c").toString(), "-L.", "-lqv4j", "-Wl,-rpath,$ORIGIN"));
-        assertEquals(0, cc.code, cc.output);
-        Result h = run(dir, List.of(qemu, "-L", "/usr/aarch64-linux-gnu", "./harness"));
+        Result h = harness(dir, "aarch64", "affinity_harness.c");
         assertEquals(0, h.code, h.output);
         assertTrue(h.output.matches("(?s)tid=\\d+ before=0x[0-9a-f]+ after=0x[0-9a-f]+ restored=0x[0-9a-f]+ cpuid=38\\s*"), h.output);
+    }
+
+    /**
+     * The processor count and the thread marks, with a stand-in for the JVM (count_harness.c):
+     * the JVM's function is taken as the native binds again, a thread qv4j placed answers the
+     * scope's count until its mask is changed by someone else, every other thread the JVM's, and
+     * the mask a thread started with is kept. On both libraries.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"amd64", "aarch64"})
+    void aPlacedThreadAnswersTheScopesCountAndOthersTheJvms(String arch, @TempDir Path dir) throws Exception {
+        Result h = harness(dir, arch, "count_harness.c");
+        assertEquals(0, h.code, h.output);
+        assertTrue(h.output.matches("(?s)pus=\\d+ bound=0 jvm=(\\d+) unmarked=\\1 placed=5 kept=1,[01] soon=\\d+ moved=(\\1|-) ended=\\1\\s*"), h.output);
+    }
+
+    /**
+     * Compiles {@code agent/src/test/c/SOURCE} against the {@code arch} library and runs it: natively
+     * on this machine's own architecture, under qemu-user for aarch64 elsewhere; skipped without
+     * the compiler or qemu.
+     */
+    private static Result harness(Path dir, String arch, String source) throws Exception {
+        boolean here = arch.equals(System.getProperty("os.arch"));
+        String cc = here ? "gcc" : "aarch64-linux-gnu-gcc";
+        String qemu = onPath("qemu-aarch64-static") ? "qemu-aarch64-static" : onPath("qemu-aarch64") ? "qemu-aarch64" : null;
+        assumeTrue(here || arch.equals("aarch64") && qemu != null && version(cc) != null && Files.isDirectory(Path.of("/usr/aarch64-linux-gnu")),
+                "qemu-user and Debian's aarch64 cross compiler");
+        assumeTrue(version(cc) != null, cc + " to build the harness");
+        Files.copy(RESOURCES.resolve(arch + "/libqv4j.so"), dir.resolve("libqv4j.so"));
+        String jdk = System.getProperty("java.home");
+        Result c = run(dir, List.of(cc, "-Wall", "-O1", "-I" + jdk + "/include", "-I" + jdk + "/include/linux",
+                "-o", "harness", ROOT.resolve("agent/src/test/c/" + source).toString(), "-L.", "-lqv4j", "-Wl,-rpath,$ORIGIN"));
+        assertEquals(0, c.code, c.output);
+        return here ? run(dir, List.of("./harness")) : run(dir, List.of(qemu, "-L", "/usr/aarch64-linux-gnu", "./harness"));
     }
 
     private record Result(int code, String output) {
