@@ -58,8 +58,9 @@ public final class HwObject {
     }
 
     /**
-     * Relative efficiency class of a core or PU: higher is faster (hybrid machines' performance
-     * cores); 0 when all are alike or unknown.
+     * The efficiency of a PU's CPU kind ({@link Topology#cpuKinds()}): 0 the most energy-efficient,
+     * higher faster (hybrid machines' performance cores); 0 when all are alike, unknown or unranked,
+     * and for other objects.
      */
     public int efficiency() {
         return efficiency;

@@ -22,7 +22,9 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.BitSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Reads hwloc v2 XML ({@code lstopo --of xml}) into a {@link Topology}; v1 files (no
@@ -222,16 +224,33 @@ public final class HwlocXml {
         }
 
         /**
-         * hwloc 2.4+ exports {@code <cpukind>} elements ranked least efficient first; the rank
-         * becomes the PUs' efficiency class (higher = faster). One kind means all alike: 0.
+         * hwloc 2.4+ exports {@code <cpukind cpuset="..." forced_efficiency="N">} elements with
+         * {@code <info name value>} children; their efficiency is not in the file: hwloc ranks
+         * them again from those, as {@link CpuKinds} does. Registered in file order; at most
+         * {@value #MAX_CPU_KINDS} (machines have two to four; merging is quadratic).
          */
         private void readCpuKinds(Element topology) {
             List<Element> kinds = children(topology, "cpukind");
-            if (kinds.size() < 2) return;
-            for (int rank = 0; rank < kinds.size(); rank++) {
-                CpuSet set = cpuset(kinds.get(rank), "cpuset");
-                if (set == null) continue;
-                for (int pu = set.first(); pu >= 0; pu = set.next(pu + 1)) builder.efficiency(pu, rank);
+            if (kinds.size() > MAX_CPU_KINDS) {
+                throw new TopologyException(source + ": " + kinds.size() + " <cpukind> elements, more than " + MAX_CPU_KINDS);
+            }
+            for (Element k : kinds) {
+                CpuSet set = cpuset(k, "cpuset");
+                if (set == null) throw new TopologyException(source + ": <cpukind> without a cpuset");
+                Map<String, String> info = new LinkedHashMap<>();
+                for (Element i : children(k, "info")) info.put(i.getAttribute("name"), i.getAttribute("value"));
+                String forced = k.getAttribute("forced_efficiency");
+                builder.cpuKind(set, info, forced.isEmpty() ? -1 : parseForced(forced));
+            }
+        }
+
+        static final int MAX_CPU_KINDS = 64;
+
+        private int parseForced(String v) {
+            try {
+                return Integer.parseInt(v.strip());
+            } catch (NumberFormatException e) {
+                throw new TopologyException(source + ": <cpukind> forced_efficiency '" + v + "' is not a number");
             }
         }
 

@@ -22,18 +22,20 @@ public final class Topology {
     private final CpuSet allowed;
     private final List<HwObject> numaNodes;
     private final List<Device> devices;
+    private final List<CpuKind> cpuKinds;
     private final Map<String, String> info;
     private final String source;
     private final Map<HwType, List<HwObject>> byType = new EnumMap<>(HwType.class);
     private final HwObject[] puByOsIndex;
 
     Topology(HwObject root, CpuSet online, CpuSet allowed, List<HwObject> numaNodes, List<Device> devices,
-             Map<String, String> info, String source) {
+             List<CpuKind> cpuKinds, Map<String, String> info, String source) {
         this.root = root;
         this.online = online;
         this.allowed = allowed;
         this.numaNodes = List.copyOf(numaNodes);
         this.devices = List.copyOf(devices);
+        this.cpuKinds = List.copyOf(cpuKinds);
         this.info = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(info));
         this.source = source;
         for (HwType t : HwType.values()) byType.put(t, new ArrayList<>());
@@ -105,6 +107,16 @@ public final class Topology {
      * Readers that can get caches several ways say which in {@code caches.source} ({@code sysfs},
      * {@code cpuid}, {@code none}) and how, or why there are none, in {@code caches.note}.
      */
+    /**
+     * The CPU kinds, as hwloc lists them ({@code lstopo --cpukinds}): by efficiency where they are
+     * ranked, else as found; empty where the source tells none (a synthetic spec without kinds,
+     * a machine whose sysfs has no frequencies or capacities). Their cpusets hold online PUs,
+     * allowed or not; a PU may be of no kind.
+     */
+    public List<CpuKind> cpuKinds() {
+        return cpuKinds;
+    }
+
     public Map<String, String> info() {
         return info;
     }
@@ -114,7 +126,7 @@ public final class Topology {
         Map<String, String> merged = new java.util.LinkedHashMap<>(more);
         merged.putAll(info);
         merged.values().removeIf(v -> v == null || v.isBlank());
-        return new Topology(root, online, allowed, numaNodes, devices, merged, source);
+        return new Topology(root, online, allowed, numaNodes, devices, cpuKinds, merged, source);
     }
 
     /** Where this topology came from: {@code live}, a directory, a file or a spec. */

@@ -7,7 +7,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.TreeMap;
 
 /**
  * Assembles a {@link Topology} from flat facts, the way every source (sysfs, hwloc XML, synthetic
@@ -28,7 +27,7 @@ public final class TopologyBuilder {
     private CpuSet online;
     private CpuSet allowed;
     private final List<Pending> objects = new ArrayList<>();
-    private final Map<Integer, Integer> efficiency = new TreeMap<>();
+    private final CpuKinds kinds = new CpuKinds();
     private final List<Device> devices = new ArrayList<>();
     private final Map<String, String> info = new LinkedHashMap<>();
 
@@ -72,9 +71,13 @@ public final class TopologyBuilder {
         return this;
     }
 
-    /** Efficiency class of one PU (higher = faster core); unset means 0. */
-    public TopologyBuilder efficiency(int pu, int efficiencyClass) {
-        efficiency.put(pu, efficiencyClass);
+    /**
+     * PUs a source found alike (one frequency, one capacity, one core type), with what it found as
+     * hwloc names it, and the efficiency rank it fixes (-1: none). Merged into CPU kinds and
+     * ranked as hwloc does ({@link CpuKinds}); sources register in hwloc's order.
+     */
+    public TopologyBuilder cpuKind(CpuSet cpus, Map<String, String> info, int forcedEfficiency) {
+        kinds.register(cpus, info, forcedEfficiency);
         return this;
     }
 
@@ -123,9 +126,13 @@ public final class TopologyBuilder {
 
         List<HwObject> all = new ArrayList<>(unique.values());
         all.addAll(numaInTree.values());
+        List<CpuKind> cpuKinds = kinds.ranked(online);
+        int[] efficiency = new int[online.last() + 1];
+        for (CpuKind k : cpuKinds) {
+            for (int pu = k.cpus().first(); pu >= 0; pu = k.cpus().next(pu + 1)) efficiency[pu] = Math.max(k.efficiency(), 0);
+        }
         for (int pu = online.first(); pu >= 0; pu = online.next(pu + 1)) {
-            Integer e = efficiency.get(pu);
-            all.add(new HwObject(HwType.PU, pu, CpuSet.of(pu), 0, e == null ? 0 : e));
+            all.add(new HwObject(HwType.PU, pu, CpuSet.of(pu), 0, efficiency[pu]));
         }
         all.sort(OUTERMOST_FIRST);
 
@@ -150,7 +157,7 @@ public final class TopologyBuilder {
             sortedDevices.add(new Device(d.type(), d.pci(), d.name(), loc.isEmpty() ? online : loc));
         }
         sortedDevices.sort(DEVICE_ORDER);
-        return new Topology(root, online, allowedHere, numa, sortedDevices, info, source);
+        return new Topology(root, online, allowedHere, numa, sortedDevices, cpuKinds, info, source);
     }
 
     private static void sortChildren(HwObject o) {

@@ -100,8 +100,34 @@ class HwlocXmlTest {
         assertEquals(1, nics.size(), "ib0 only: mlx5_0 is OpenFabrics, veth0 has no PCI device");
         assertEquals(new Device(HwType.NIC, "0000:3c:00.0", "ib0", CpuSet.range(0, 1)), nics.get(0));
 
-        assertEquals(1, t.pu(0).efficiency(), "cpukinds are ranked least efficient first");
-        assertEquals(0, t.pu(3).efficiency());
+        // two kinds with neither info nor forced efficiency: hwloc cannot rank them (it never reads an efficiency from XML)
+        assertEquals(List.of(new CpuKind(-1, CpuSet.range(2, 3), java.util.Map.of(), -1), new CpuKind(-1, CpuSet.range(0, 1), java.util.Map.of(), -1)),
+                t.cpuKinds());
+        assertEquals(0, t.pu(0).efficiency());
+    }
+
+    @Test
+    void cpuKindsAreRankedByForcedEfficiencyElseByFrequency() throws Exception {
+        String kinds = "<cpukind cpuset=\"0x0000000c\" forced_efficiency=\"7\"><info name=\"FrequencyMaxMHz\" value=\"1000\"/></cpukind>"
+                + "<cpukind cpuset=\"0x00000003\" forced_efficiency=\"2\"><info name=\"FrequencyMaxMHz\" value=\"3000\"/></cpukind>";
+        Topology forced = HwlocXml.read(write("f.xml", SMALL.replaceAll("(?s)  <cpukind.*</topology>", kinds + "</topology>")));
+        assertEquals(List.of(CpuSet.range(0, 1), CpuSet.range(2, 3)), forced.cpuKinds().stream().map(CpuKind::cpus).toList());
+        assertEquals(List.of(0, 1), forced.cpuKinds().stream().map(CpuKind::efficiency).toList(), "ranks, not the forced values");
+        assertEquals(1, forced.pu(3).efficiency());
+        Topology byFrequency = HwlocXml.read(write("q.xml", SMALL.replaceAll("(?s)  <cpukind.*</topology>", kinds.replace(" forced_efficiency=\"2\"", "") + "</topology>")));
+        assertEquals(List.of(CpuSet.range(2, 3), CpuSet.range(0, 1)), byFrequency.cpuKinds().stream().map(CpuKind::cpus).toList(),
+                "one kind without a forced efficiency: by maximum frequency");
+        assertEquals(java.util.Map.of("FrequencyMaxMHz", "3000"), byFrequency.cpuKinds().get(1).info());
+    }
+
+    @Test
+    void aCpuKindWithoutCpusetOrTooManyKindsAreRefused() throws Exception {
+        Path none = write("k.xml", SMALL.replace("<cpukind cpuset=\"0x0000000c\"/>", "<cpukind/>"));
+        assertMessage(none, none + ": <cpukind> without a cpuset");
+        Path many = write("m.xml", SMALL.replace("<cpukind cpuset=\"0x0000000c\"/>", "<cpukind cpuset=\"0x1\"/>".repeat(65)));
+        assertMessage(many, many + ": 66 <cpukind> elements, more than 64");
+        Path bad = write("e.xml", SMALL.replace("<cpukind cpuset=\"0x0000000c\"/>", "<cpukind cpuset=\"0x4\" forced_efficiency=\"x\"/>"));
+        assertMessage(bad, bad + ": <cpukind> forced_efficiency 'x' is not a number");
     }
 
     @Test

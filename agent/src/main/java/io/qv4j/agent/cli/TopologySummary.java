@@ -1,6 +1,7 @@
 package io.qv4j.agent.cli;
 
 import io.qv4j.topology.HwType;
+import io.qv4j.topology.CpuKind;
 import io.qv4j.topology.CpuSet;
 import io.qv4j.topology.Device;
 import io.qv4j.topology.HwObject;
@@ -68,6 +69,15 @@ final class TopologySummary {
             nics.add(e);
         }
         m.put("nics", nics);
+        List<Object> kinds = new ArrayList<>();
+        for (CpuKind k : t.cpuKinds()) {
+            Map<String, Object> e = new LinkedHashMap<>();
+            e.put("efficiency", k.efficiency());
+            e.put("cpus", k.cpus().toString());
+            e.put("info", new LinkedHashMap<>(k.info()));
+            kinds.add(e);
+        }
+        m.put("cpukinds", kinds);
         if (!t.info().isEmpty()) m.put("info", new LinkedHashMap<>(t.info()));
         return m;
     }

@@ -1,6 +1,7 @@
 package io.qv4j.agent.cli;
 
 import io.qv4j.topology.HwType;
+import io.qv4j.topology.CpuKind;
 import io.qv4j.topology.CpuSet;
 import io.qv4j.topology.Device;
 import io.qv4j.topology.HwObject;
@@ -36,32 +37,52 @@ final class TopologyText {
         if (model != null) sb.append(" — ").append(model);
         String caches = t.info().get("caches.source");
         sb.append("  [").append(t.source()).append(caches == null ? "" : "; caches: " + caches).append("]\n");
-        for (HwObject c : t.root().children()) draw(sb, c, "  ", puLabel, devicesAt);
+        boolean hybrid = t.cpuKinds().size() > 1;
+        for (HwObject c : t.root().children()) draw(sb, c, "  ", puLabel, devicesAt, hybrid);
         for (Device d : devicesAt.getOrDefault(t.root(), List.of())) device(sb, d, "  ");
         if (!t.allowed().equals(t.online())) sb.append("(x) = not allowed for this process\n");
+        for (CpuKind k : t.cpuKinds()) sb.append(kind(k)).append('\n');
         String note = t.info().get("caches.note");
         if (note != null) sb.append("caches: ").append(note).append('\n');
         return sb.toString();
     }
 
+    /** {@code CPU kind efficiency 1: pus 0-11 (FrequencyMaxMHz 5000, FrequencyBaseMHz 1900)}, as {@code lstopo --cpukinds}. */
+    static String kind(CpuKind k) {
+        StringBuilder sb = new StringBuilder("CPU kind efficiency ").append(k.efficiency() < 0 ? "unknown" : Integer.toString(k.efficiency()))
+                .append(": pus ").append(k.cpus());
+        List<String> info = new ArrayList<>();
+        for (Map.Entry<String, String> e : k.info().entrySet()) info.add(e.getKey() + " " + e.getValue());
+        if (!info.isEmpty()) sb.append(" (").append(String.join(", ", info)).append(')');
+        return sb.toString();
+    }
+
     private static void draw(StringBuilder sb, HwObject o, String indent, IntFunction<String> puLabel,
-                             Map<HwObject, List<Device>> devicesAt) {
+                             Map<HwObject, List<Device>> devicesAt, boolean hybrid) {
         sb.append(indent).append(name(o));
         if (o.type() == HwType.CORE || o.type() == HwType.PU) {
             sb.append(' ');
             // a core shows its PUs on one line; a PU without a core (no core info) shows itself
             List<String> pus = new ArrayList<>();
             o.cpuset().stream().forEach(pu -> pus.add(puLabel.apply(pu)));
-            sb.append(String.join("  ", pus)).append('\n');
+            sb.append(String.join("  ", pus));
+            // on a hybrid machine, each core's kind (by its first PU's efficiency)
+            if (hybrid) sb.append("  [kind ").append(o.type() == HwType.PU ? o.efficiency() : firstPu(o).efficiency()).append(']');
+            sb.append('\n');
         } else {
             int n = o.cpuset().cardinality();
             sb.append(" (").append(n).append(n == 1 ? " PU: " : " PUs: ").append(o.cpuset()).append(")");
             if (o.memoryBytes() > 0) sb.append(' ').append(gib(o.memoryBytes()));
             if (o.cacheSize() > 0) sb.append(' ').append(size(o.cacheSize()));
             sb.append('\n');
-            for (HwObject c : o.children()) draw(sb, c, indent + "  ", puLabel, devicesAt);
+            for (HwObject c : o.children()) draw(sb, c, indent + "  ", puLabel, devicesAt, hybrid);
         }
         for (Device d : devicesAt.getOrDefault(o, List.of())) device(sb, d, indent + "  ");
+    }
+
+    private static HwObject firstPu(HwObject o) {
+        while (!o.children().isEmpty()) o = o.children().get(0);
+        return o;
     }
 
     private static String name(HwObject o) {

@@ -1,6 +1,7 @@
 package io.qv4j.agent.platform;
 
 import io.qv4j.agent.io.UserCache;
+import io.qv4j.topology.CpuKind;
 import io.qv4j.topology.CpuSet;
 import io.qv4j.topology.Device;
 import io.qv4j.topology.HwObject;
@@ -14,6 +15,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.zip.CRC32;
@@ -129,7 +131,8 @@ public final class TopologyCache {
     /**
      * One line per fact, fields separated by tabs, text last: the magic line, the key's length and
      * the key, {@code online}, {@code obj TYPE OS CPUS BYTES} (everything in the tree but the
-     * machine, NUMA nodes and PUs), {@code numa OS CPUS BYTES}, {@code eff PU CLASS},
+     * machine, NUMA nodes and PUs), {@code numa OS CPUS BYTES}, {@code kind FORCED CPUS [NAME VALUE]...}
+     * (the CPU kinds in their order, registered again as found),
      * {@code dev TYPE CPUS PCI NAME}, {@code info KEY VALUE}; then {@code crc} and the CRC-32 in hex.
      */
     public static byte[] encode(Topology t, String key) {
@@ -140,8 +143,10 @@ public final class TopologyCache {
         for (HwObject n : t.numaNodes()) {
             s.append("numa\t").append(n.osIndex()).append('\t').append(n.cpuset()).append('\t').append(n.memoryBytes()).append('\n');
         }
-        for (HwObject pu : t.pus()) {
-            if (pu.efficiency() != 0) s.append("eff\t").append(pu.osIndex()).append('\t').append(pu.efficiency()).append('\n');
+        for (CpuKind k : t.cpuKinds()) {
+            s.append("kind\t").append(k.forcedEfficiency()).append('\t').append(k.cpus());
+            for (Map.Entry<String, String> e : k.info().entrySet()) s.append('\t').append(text(e.getKey())).append('\t').append(text(e.getValue()));
+            s.append('\n');
         }
         for (Device d : t.devices()) {
             s.append("dev\t").append(d.type().name()).append('\t').append(d.locality()).append('\t').append(text(d.pci())).append('\t').append(text(d.name())).append('\n');
@@ -223,7 +228,11 @@ public final class TopologyCache {
                 else b.add(type, Integer.parseInt(f[2]), CpuSet.parse(f[3]));
             }
             case "numa" -> b.numaNode(Integer.parseInt(f[1]), CpuSet.parse(f[2]), Long.parseLong(f[3]));
-            case "eff" -> b.efficiency(Integer.parseInt(f[1]), Integer.parseInt(f[2]));
+            case "kind" -> {
+                Map<String, String> info = new LinkedHashMap<>();
+                for (int i = 3; i + 1 < f.length; i += 2) info.put(f[i], f[i + 1]);
+                b.cpuKind(CpuSet.parse(f[2]), info, Integer.parseInt(f[1]));
+            }
             case "dev" -> b.device(new Device(HwType.parse(f[1]), f[3], f[4], CpuSet.parse(f[2])));
             case "info" -> b.info(f[1], f[2]);
             default -> throw new IllegalArgumentException("unknown fact " + f[0]);

@@ -108,6 +108,25 @@ class LstopoSummaryTest {
         assertEquals(Files.readString(expectedFile(xml)), run(java, TOOL.toString(), xml.toString()));
     }
 
+    /** Each fixture's {@code NAME.cpukinds} is what lstopo prints of its CPU kinds ({@code --cpukinds}, from the first kind on). */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("fixtures")
+    void cpuKindsFileIsLstoposOutput(Path input, @TempDir Path tmp) throws Exception {
+        assumeTrue(run("lstopo", "--version").startsWith(HWLOC), "needs " + HWLOC + "x (Debian: hwloc-nox)");
+        Path in = input.toString().endsWith(".xml") ? input : TopologyFixtureTest.unpack(input, tmp);
+        String all = run("lstopo", "-i", in.toString(), "--cpukinds");
+        int from = all.indexOf("CPU kind #");
+        assertEquals(Files.readString(kindsFile(input)), from < 0 ? "" : all.substring(from), input.getFileName().toString());
+    }
+
+    static Stream<Path> fixtures() throws Exception {
+        return TopologyFixtureTest.fixtureInputs();
+    }
+
+    static Path kindsFile(Path input) {
+        return input.resolveSibling(input.getFileName().toString().replaceAll("\\.(tar\\.bz2|xml)$", "") + ".cpukinds");
+    }
+
     static Path expectedFile(Path input) {
         return input.resolveSibling(input.getFileName().toString().replaceAll("\\.(tar\\.bz2|xml)$", "") + ".expected.json");
     }

@@ -3,6 +3,7 @@ package io.qv4j.agent.cli;
 import io.qv4j.agent.platform.TopologyInput;
 import io.qv4j.agent.report.Json;
 import io.qv4j.agent.report.JsonReader;
+import io.qv4j.topology.CpuKind;
 import io.qv4j.topology.Topology;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -47,21 +48,52 @@ public class TopologyFixtureTest {
         }
     }
 
+    /** The topology a fixture holds, read as the agent and the CLI read it. */
+    static Topology read(Path input, Path tmp) throws Exception {
+        return input.toString().endsWith(".xml") ? TopologyInput.input(input.toString()) : TopologyInput.fsroot(unpack(input, tmp).toString());
+    }
+
     @ParameterizedTest(name = "{0}")
     @MethodSource("fixtureInputs")
     void summaryEqualsExpected(Path input, @TempDir Path tmp) throws Exception {
         String name = input.getFileName().toString().replaceAll("\\.(tar\\.bz2|xml)$", "");
         Map<?, ?> expected = (Map<?, ?>) JsonReader.parse(Files.readString(input.resolveSibling(name + ".expected.json")));
-        Topology topology;
-        if (input.toString().endsWith(".xml")) {
-            topology = TopologyInput.input(input.toString());
-        } else {
-            topology = TopologyInput.fsroot(unpack(input, tmp).toString());
-        }
+        Topology topology = read(input, tmp);
         Map<?, ?> actual = (Map<?, ?>) JsonReader.parse(Json.write(TopologySummary.of(topology)));
         for (String key : KEYS) {
             assertEquals(expected.get(key), onExpectedKeys(expected.get(key), actual.get(key)), name + ": key '" + key + "'");
         }
+    }
+
+    /**
+     * The CPU kinds equal hwloc's, as {@code lstopo -i INPUT --cpukinds} printed them into
+     * {@code NAME.cpukinds} (empty: no kinds): each kind's efficiency, PUs and info, in hwloc's order.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("fixtureInputs")
+    void cpuKindsEqualLstopos(Path input, @TempDir Path tmp) throws Exception {
+        List<String> expected = lstopoKinds(Files.readString(LstopoSummaryTest.kindsFile(input)));
+        List<String> actual = new java.util.ArrayList<>();
+        for (CpuKind k : read(input, tmp).cpuKinds()) actual.add(k.efficiency() + " " + k.cpus() + " " + k.info());
+        assertEquals(expected, actual, input.getFileName().toString());
+    }
+
+    /** {@code lstopo --cpukinds}'s kinds ({@code CPU kind #0 efficiency 0 cpuset 0x..} and {@code "  NAME = VALUE"} lines) as "EFFICIENCY CPUS {INFO}". */
+    static List<String> lstopoKinds(String text) {
+        List<String> out = new java.util.ArrayList<>();
+        String head = null;
+        Map<String, String> info = new java.util.LinkedHashMap<>();
+        for (String line : (text + "CPU kind #end\n").split("\n")) {
+            if (line.startsWith("CPU kind #")) {
+                if (head != null) out.add(head + " " + info);
+                String[] w = line.split(" ");
+                head = w.length >= 7 ? w[4] + " " + io.qv4j.topology.CpuSet.parseMask(w[6]) : null;
+                info = new java.util.LinkedHashMap<>();
+            } else if (line.startsWith("  ") && line.contains(" = ")) {
+                info.put(line.substring(2, line.indexOf(" = ")), line.substring(line.indexOf(" = ") + 3));
+            }
+        }
+        return out;
     }
 
     /**

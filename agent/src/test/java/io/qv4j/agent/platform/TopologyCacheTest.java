@@ -1,6 +1,7 @@
 package io.qv4j.agent.platform;
 
 import io.qv4j.agent.cli.TopologyFixtureTest;
+import io.qv4j.topology.CpuKind;
 import io.qv4j.topology.CpuSet;
 import io.qv4j.topology.Device;
 import io.qv4j.topology.HwObject;
@@ -18,6 +19,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -40,6 +42,7 @@ class TopologyCacheTest {
         tree(s, t.root(), "");
         for (HwObject n : t.numaNodes()) s.append("numa ").append(n.osIndex()).append(' ').append(n.cpuset()).append(' ').append(n.memoryBytes()).append('\n');
         for (Device d : t.devices()) s.append(d).append('\n');
+        for (CpuKind k : t.cpuKinds()) s.append(k).append('\n');
         s.append(t.info()).append('\n');
         return s.toString();
     }
@@ -69,15 +72,34 @@ class TopologyCacheTest {
     }
 
     @Test
-    void efficiencyClassesAndMemoryOnlyNodesComeBack() {
-        // no fixture has either: a hybrid machine's big cores, and a NUMA node of memory alone
-        Topology t = new TopologyBuilder("live").online(CpuSet.range(0, 3)).add(HwType.CORE, 0, CpuSet.range(0, 1))
-                .add(HwType.CORE, 1, CpuSet.range(2, 3)).efficiency(2, 1).efficiency(3, 1)
-                .numaNode(0, CpuSet.range(0, 3), 1L << 30).numaNode(1, CpuSet.empty(), 1L << 33).build();
+    void cpuKindsAndMemoryOnlyNodesComeBack() {
+        // kinds as the Arm fixture's capacities give them (forced), and a NUMA node of memory alone
+        Topology t = new TopologyBuilder("live").online(CpuSet.range(0, 5)).add(HwType.CORE, 0, CpuSet.range(0, 1))
+                .add(HwType.CORE, 1, CpuSet.range(2, 3)).add(HwType.CORE, 2, CpuSet.range(4, 5))
+                .cpuKind(CpuSet.range(0, 1), Map.of("FrequencyMaxMHz", "1800"), -1)
+                .cpuKind(CpuSet.range(2, 5), Map.of("FrequencyMaxMHz", "2400"), -1)
+                .cpuKind(CpuSet.range(0, 1), Map.of("LinuxCapacity", "446"), 0)
+                .cpuKind(CpuSet.range(2, 3), Map.of("LinuxCapacity", "871"), 1)
+                .cpuKind(CpuSet.range(4, 5), Map.of("LinuxCapacity", "1024"), 2)
+                .numaNode(0, CpuSet.range(0, 5), 1L << 30).numaNode(1, CpuSet.empty(), 1L << 33).build();
         Topology back = TopologyCache.decode(TopologyCache.encode(t, KEY), KEY, t.allowed());
         assertEquals(described(t), described(back));
-        assertEquals(1, back.pu(3).efficiency());
+        assertEquals(3, back.cpuKinds().size());
+        assertEquals(2, back.pu(5).efficiency());
+        assertEquals(Map.of("FrequencyMaxMHz", "2400", "LinuxCapacity", "871"), back.cpuKinds().get(1).info());
         assertEquals(2, back.numaNodes().size());
+    }
+
+    @Test
+    void unrankedCpuKindsComeBackInTheirOrder() {
+        // two kinds hwloc cannot rank (equal base frequencies): efficiency -1, in the order found
+        Topology t = new TopologyBuilder("live").online(CpuSet.range(0, 3))
+                .cpuKind(CpuSet.range(2, 3), Map.of("FrequencyBaseMHz", "1200"), -1)
+                .cpuKind(CpuSet.range(0, 1), Map.of("FrequencyBaseMHz", "1200", "CoreType", "x"), -1).build();
+        Topology back = TopologyCache.decode(TopologyCache.encode(t, KEY), KEY, t.allowed());
+        assertEquals(t.cpuKinds(), back.cpuKinds());
+        assertEquals(-1, back.cpuKinds().get(0).efficiency());
+        assertEquals(CpuSet.range(2, 3), back.cpuKinds().get(0).cpus());
     }
 
     private static byte[] entry(Path tmp) throws Exception {
