@@ -8,6 +8,7 @@ import io.qv4j.agent.place.PoolRegistry;
 import io.qv4j.agent.place.Rebalancer;
 import io.qv4j.agent.place.Worker;
 import io.qv4j.split.Slots;
+import io.qv4j.topology.CpuKind;
 import io.qv4j.topology.CpuSet;
 import io.qv4j.topology.HwObject;
 import io.qv4j.topology.Topology;
@@ -41,6 +42,7 @@ public final class PlacementReport {
         agent.put("problem", e == null ? "not ready" : e.problem());
         agent.put("node", e == null || e.node() == null ? null : e.node().report());
         agent.put("numa", placer.numaAdvice());
+        agent.put("cpukinds", topology == null ? null : cpuKinds(topology));
         out.put("agent", agent);
         List<Object> list = new ArrayList<>();
         PoolRegistry registry = placer.registry();
@@ -49,6 +51,18 @@ public final class PlacementReport {
         });
         out.put("pools", list);
         if (rebalancer != null) out.put("rebalance", rebalancer.report());
+        return out;
+    }
+
+    /** The machine's CPU kinds, {@code [{"efficiency": 0, "cpus": "12-19"}, ...]} in hwloc's order. */
+    private static List<Object> cpuKinds(Topology topology) {
+        List<Object> out = new ArrayList<>();
+        for (CpuKind k : topology.cpuKinds()) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("efficiency", k.efficiency());
+            m.put("cpus", k.cpus().toString());
+            out.add(m);
+        }
         return out;
     }
 

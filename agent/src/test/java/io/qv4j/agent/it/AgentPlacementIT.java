@@ -1,5 +1,6 @@
 package io.qv4j.agent.it;
 
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -200,6 +201,15 @@ class AgentPlacementIT {
             pieces.add((String) reportThread(r, "pool-1-thread-" + i).get("piece"));
         }
         assertEquals(Set.of("core 0 (pus 0-1)", "core 2 (pus 4-5)", "core 4 (pus 8-9)"), pieces);
+    }
+
+    /** The report names the CPU kinds of the machine the agent plans for: here an hwloc XML of three kinds, ranked. */
+    @Test
+    void theReportListsTheMachinesCpuKinds() throws Exception {
+        String xml = Path.of("target/test-classes/fixtures/xml/24em64t-2n6c2t-pci-3kinds.xml").toAbsolutePath().toString();
+        Jvm.App r = app(Jvm.javas().get(0), Allowed.unrestricted(), List.of(), "bind=dry-run,topology=" + xml, "fixed", "2");
+        assertEquals(List.of(Map.of("efficiency", 0L, "cpus", "6-11,18-23"), Map.of("efficiency", 1L, "cpus", "2-5,14-17"),
+                Map.of("efficiency", 2L, "cpus", "0-1,12-13")), ((Map<?, ?>) r.report().get("agent")).get("cpukinds"), r.result().toString());
     }
 
     @ParameterizedTest(name = "{0}")
