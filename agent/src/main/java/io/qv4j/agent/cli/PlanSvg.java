@@ -31,10 +31,13 @@ final class PlanSvg {
     /** What a PU shows: {@code ""} unused, a task list such as {@code "t3"}, or {@code "x"} for not allowed. */
     private final IntFunction<String> label;
     private final Map<HwObject, List<Device>> devicesAt;
+    /** A machine of several CPU kinds: each core is drawn in its kind's colour ({@code k0}, {@code k1}, ...). */
+    private final boolean hybrid;
 
     private PlanSvg(Topology t, IntFunction<String> label) {
         this.label = label;
         this.devicesAt = placeDevices(t);
+        this.hybrid = t.cpuKinds().size() > 1;
     }
 
     /** A box: a titled container, or a cell (a PU range with its label). */
@@ -64,7 +67,7 @@ final class PlanSvg {
                 .append("\" viewBox=\"0 0 ").append(width).append(' ').append(height)
                 .append("\" font-family=\"monospace\" font-size=\"11\">\n");
         sb.append("<style>rect{stroke:#555;stroke-width:1}.Machine{fill:#fff}.Package{fill:#e8e8e8}.Die{fill:#dde}.NUMANode{fill:#eed}")
-                .append(".Cache{fill:#fff}.Core{fill:#bcc}.u,.PU{fill:#fff}.t{fill:#9d9}.x{fill:#aaa}.dev{fill:#dcb}.n{font-weight:bold}</style>\n");
+                .append(".Cache{fill:#fff}.Core{fill:#bcc}.k0{fill:#cdb}.k1{fill:#bcc}.k2{fill:#abd}.k3{fill:#a9c}.u,.PU{fill:#fff}.t{fill:#9d9}.x{fill:#aaa}.dev{fill:#dcb}.n{font-weight:bold}</style>\n");
         text(sb, PAD, PAD + 12, caption, "n");
         emit(sb, root, PAD, PAD + TITLE + 4);
         sb.append("</svg>\n");
@@ -78,6 +81,13 @@ final class PlanSvg {
         b.title = b.name + b.suffix;
         b.cls = cls(o.type());
         if (o.type() == HwType.CORE || o.type() == HwType.PU || o.children().isEmpty()) {
+            if (hybrid) {
+                HwObject pu = o;
+                while (!pu.children().isEmpty()) pu = pu.children().get(0);
+                b.cls += " k" + Math.min(pu.efficiency(), 3);
+                b.suffix = " kind " + pu.efficiency();
+                b.title = b.name + b.suffix;
+            }
             cells(b, o.cpuset());
             if (o.type() == HwType.PU) b.title = "";
         } else {

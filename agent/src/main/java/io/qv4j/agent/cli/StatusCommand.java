@@ -139,6 +139,12 @@ final class StatusCommand {
         out.println("  scope " + a.get("jvmScope") + ", policy " + a.get("policy") + ", bind " + a.get("bind") + ", binder " + a.get("binder")
                 + (a.get("problem") != null ? ", problem: " + a.get("problem") : ""));
         if (a.get("node") != null) out.println("  node: " + compact(a.get("node")));
+        List<Object> kinds = a.get("cpukinds") == null ? List.of() : Targets.list(a.get("cpukinds"));
+        if (kinds.size() > 1) {
+            List<String> each = new ArrayList<>();
+            for (Object k : kinds) each.add("efficiency " + Targets.map(k).get("efficiency") + " pus " + Targets.map(k).get("cpus"));
+            out.println("  cpu kinds: " + String.join(", ", each));
+        }
         List<Object> pools = Targets.list(report.get("pools"));
         if (pools.isEmpty()) out.println("  no pools yet");
         for (Object o : pools) {

@@ -1,5 +1,6 @@
 package io.qv4j.agent.cli;
 
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.w3c.dom.Document;
@@ -52,5 +53,24 @@ class PlanSvgTest {
             for (String w : caption.substring(caption.indexOf(": ", colon) + 2).split(",")) seen.add(Integer.parseInt(w.substring(1)));
         }
         for (int i = 0; i < tasks; i++) assertTrue(seen.contains(i), "task " + i + " not drawn (" + seen.size() + " drawn)");
+    }
+
+    /** On a machine of three CPU kinds (the three-kind XML fixture) each core is drawn in its kind's class and titled with it. */
+    @Test
+    void theCoresOfAHybridMachineShowTheirKind() throws Exception {
+        String xml = TopologyFixtureTest.fixtures().resolve("xml/24em64t-2n6c2t-pci-3kinds.xml").toString();
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        int code = Main.run(new String[] {"plan", "--input", xml, "--split-at", "core", "--tasks", "2", "--format", "svg"},
+                new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
+        assertEquals(0, code);
+        Document doc = DocumentBuilderFactory.newInstance().newDocumentBuilder().parse(new ByteArrayInputStream(out.toByteArray()));
+        NodeList rects = doc.getElementsByTagName("rect");
+        Set<String> kinds = new HashSet<>();
+        for (int i = 0; i < rects.getLength(); i++) {
+            String cls = rects.item(i).getAttributes().getNamedItem("class").getTextContent();
+            if (cls.startsWith("Core")) kinds.add(cls);
+        }
+        assertEquals(Set.of("Core k0", "Core k1", "Core k2"), kinds);
+        assertTrue(out.toString(StandardCharsets.UTF_8).contains("Core L#0 kind 2"), "PUs 0 and 12, the fastest kind's");
     }
 }
