@@ -299,6 +299,21 @@ class LiveIT {
         }
     }
 
+    /** On a machine of several CPU kinds (here an hwloc XML of three, planned for under bind=dry-run) status text names them. */
+    @Test
+    void statusNamesTheCpuKinds() throws Exception {
+        Path java = Jvm.javas().get(0);
+        String xml = Path.of("target/test-classes/fixtures/xml/24em64t-2n6c2t-pci-3kinds.xml").toAbsolutePath().toString();
+        try (Busy app = busy(java, "bind=dry-run,topology=" + xml, 2)) {
+            String last = "";
+            for (long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15); System.nanoTime() < deadline; Thread.sleep(200)) {
+                last = Jvm.cli(java, List.of(), "status", Long.toString(app.pid())).stdout();
+                if (last.contains("cpu kinds:")) break;
+            }
+            assertTrue(last.contains("\n  cpu kinds: efficiency 0 pus 6-11,18-23, efficiency 1 pus 2-5,14-17, efficiency 2 pus 0-1,12-13\n"), last);
+        }
+    }
+
     @Test
     void theMXBeanShowsTheReportThroughALocalConnector() throws Exception {
         Path java = Path.of(System.getProperty("java.home"), "bin", "java");
