@@ -19,6 +19,11 @@ public final class BusyApp {
         ExecutorService pool = Executors.newFixedThreadPool(n, r -> new Thread(r, "app-" + k.incrementAndGet()));
         for (int i = 0; i < n; i++) pool.execute(new Spin(pool));
         while (k.get() < n) Thread.sleep(5);
+        readyUntilStdinCloses(seconds);
+    }
+
+    /** Prints {@code ready PID}, then runs until stdin closes (the test is done) or {@code seconds} pass, and exits. */
+    static void readyUntilStdinCloses(int seconds) throws InterruptedException {
         System.out.println("ready " + ProcessHandle.current().pid());
         System.out.flush();
         Thread watch = new Thread(() -> {

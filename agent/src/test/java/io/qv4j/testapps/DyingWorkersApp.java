@@ -42,21 +42,6 @@ public final class DyingWorkersApp {
         for (Thread t : Thread.getAllStackTraces().keySet()) {
             while (t.getName().startsWith("fj-") && t.isAlive()) t.join(100);
         }
-        System.out.println("ready " + ProcessHandle.current().pid());
-        System.out.flush();
-        Thread watch = new Thread(() -> {
-            try {
-                while (System.in.read() >= 0) {
-                    // until the test closes stdin
-                }
-            } catch (Exception ignored) {
-                // closed
-            }
-            System.exit(0);
-        }, "stdin-watch");
-        watch.setDaemon(true);
-        watch.start();
-        Thread.sleep(90_000);
-        System.exit(0);
+        BusyApp.readyUntilStdinCloses(90);
     }
 }

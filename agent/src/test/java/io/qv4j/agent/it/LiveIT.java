@@ -93,6 +93,36 @@ class LiveIT {
         return out;
     }
 
+    static final ObjectName AGENT_BEAN = objectName("io.qv4j:type=Agent");
+
+    private static ObjectName objectName(String n) {
+        try {
+            return new ObjectName(n);
+        } catch (javax.management.MalformedObjectNameException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /**
+     * A connection to {@code pid}'s platform MBean server, its local management agent started
+     * through the Attach API, once the agent's MXBean is registered there (it registers once JMX
+     * is in use; waits up to 10 s).
+     */
+    static JMXConnector agentMXBean(long pid) throws Exception {
+        VirtualMachine vm = VirtualMachine.attach(Long.toString(pid));
+        String url;
+        try {
+            url = vm.startLocalManagementAgent();
+        } finally {
+            vm.detach();
+        }
+        JMXConnector c = JMXConnectorFactory.connect(new JMXServiceURL(url));
+        MBeanServerConnection s = c.getMBeanServerConnection();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!s.isRegistered(AGENT_BEAN) && System.nanoTime() < deadline) Thread.sleep(100);
+        return c;
+    }
+
     static String kernelOf(long pid, long tid) throws IOException {
         for (String l : Files.readAllLines(Path.of("/proc", Long.toString(pid), "task", Long.toString(tid), "status"))) {
             if (l.startsWith("Cpus_allowed_list:")) return l.substring(18).strip();
@@ -276,20 +306,10 @@ class LiveIT {
                 }
             }
             assertEquals(Set.of("fj-1", "fj-2"), exited, "both workers were placed, then seen to end: " + r.stdout());
-            VirtualMachine vm = VirtualMachine.attach(Long.toString(app.pid()));
-            String url;
-            try {
-                url = vm.startLocalManagementAgent();
-            } finally {
-                vm.detach();
-            }
-            try (JMXConnector c = JMXConnectorFactory.connect(new JMXServiceURL(url))) {
+            try (JMXConnector c = agentMXBean(app.pid())) {
                 MBeanServerConnection s = c.getMBeanServerConnection();
-                ObjectName name = new ObjectName("io.qv4j:type=Agent");
-                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-                while (!s.isRegistered(name) && System.nanoTime() < deadline) Thread.sleep(100);
                 Set<String> inBean = new HashSet<>();
-                for (CompositeData t : (CompositeData[]) s.getAttribute(name, "Threads")) {
+                for (CompositeData t : (CompositeData[]) s.getAttribute(AGENT_BEAN, "Threads")) {
                     if (!((String) t.get("name")).startsWith("fj-")) continue;
                     assertEquals(Boolean.TRUE, t.get("exited"), t.toString());
                     inBean.add((String) t.get("name"));
@@ -319,18 +339,9 @@ class LiveIT {
         Path java = Path.of(System.getProperty("java.home"), "bin", "java");
         try (Busy app = busy(java, "split-at=core", 2)) {
             boundThreads(java, app.pid(), 2);
-            VirtualMachine vm = VirtualMachine.attach(Long.toString(app.pid()));
-            String url;
-            try {
-                url = vm.startLocalManagementAgent();
-            } finally {
-                vm.detach();
-            }
-            try (JMXConnector c = JMXConnectorFactory.connect(new JMXServiceURL(url))) {
+            try (JMXConnector c = agentMXBean(app.pid())) {
                 MBeanServerConnection s = c.getMBeanServerConnection();
-                ObjectName name = new ObjectName("io.qv4j:type=Agent");
-                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-                while (!s.isRegistered(name) && System.nanoTime() < deadline) Thread.sleep(100);
+                ObjectName name = AGENT_BEAN;
                 assertTrue(s.isRegistered(name), "registered once JMX is in use");
                 Map<String, Object> report = map(JsonReader.parse((String) s.getAttribute(name, "ReportJson")));
                 assertEquals(map(report.get("agent")).get("jvmScope"), s.getAttribute(name, "Scope"));
