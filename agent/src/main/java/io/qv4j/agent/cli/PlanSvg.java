@@ -82,8 +82,7 @@ final class PlanSvg {
         b.cls = cls(o.type());
         if (o.type() == HwType.CORE || o.type() == HwType.PU || o.children().isEmpty()) {
             if (hybrid) {
-                HwObject pu = o;
-                while (!pu.children().isEmpty()) pu = pu.children().get(0);
+                HwObject pu = TopologyText.firstPu(o);
                 b.cls += " k" + Math.min(pu.efficiency(), 3);
                 b.suffix = " kind " + pu.efficiency();
                 b.title = b.name + b.suffix;

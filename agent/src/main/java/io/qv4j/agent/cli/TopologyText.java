@@ -80,7 +80,8 @@ final class TopologyText {
         for (Device d : devicesAt.getOrDefault(o, List.of())) device(sb, d, indent + "  ");
     }
 
-    private static HwObject firstPu(HwObject o) {
+    /** The first PU below {@code o} (itself if a PU): a core's kind is its PUs'. */
+    static HwObject firstPu(HwObject o) {
         while (!o.children().isEmpty()) o = o.children().get(0);
         return o;
     }
