@@ -415,8 +415,9 @@ static void JNICALL native_bound(jvmtiEnv *ti, JNIEnv *env, jthread thread, jmet
  * Binds Runtime.availableProcessors (of runtime, the Runtime) and, when java.management binds it,
  * the management bean's count to processors(). The JVM's own function is taken from JVMTI's
  * NativeMethodBind event as the JVM binds it again after Runtime's natives are unregistered (they
- * are found again by name in libjava at their next call). management_loaded: the management
- * bean's class may be bound already (an attach), so its natives are unregistered too.
+ * are found again by name in libjava at their next call). management: the management bean's
+ * class where it is loaded (its count may be bound already: an attach), so its natives are
+ * unregistered too; null otherwise.
  * Returns 0; -1 when already done; -3 without a JVMTI environment; -4 when the JVM did not bind the
  * count again through the event (it then answers as without the agent); else the JVMTI error.
  */
