@@ -39,4 +39,10 @@ public @interface Placement {
 
     /** An explicit piece for every worker (an ordinal color); -1 = use {@link #color()}. */
     int ordinal() default -1;
+
+    /** Which CPU kinds the workers use on a hybrid machine (option {@code kind}). */
+    Kind kind() default Kind.AUTO;
+
+    /** Only the CPU kind of this efficiency rank, 0 the most energy-efficient (option {@code kind=N}); -1 = use {@link #kind()}. */
+    int efficiency() default -1;
 }

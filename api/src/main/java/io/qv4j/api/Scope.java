@@ -2,6 +2,7 @@ package io.qv4j.api;
 
 import io.qv4j.topology.HwType;
 import io.qv4j.split.DeviceOwnership;
+import io.qv4j.split.KindParts;
 import io.qv4j.split.LogicalPus;
 import io.qv4j.split.Pieces;
 import io.qv4j.split.Shares;
@@ -180,6 +181,53 @@ public final class Scope {
         int end = objectRuns(type).get(2 * n - 1);
         int[] pus = Arrays.copyOf(logicalPus(), end);
         return of(topology, pus, near(LogicalPus.of(topology).cpuset(pus)));
+    }
+
+    /**
+     * This scope's part of each CPU kind (DESIGN.md §4.5), most performant first, as placement uses
+     * them: split one of them to place work on one kind ({@code scope.kinds().get(0).splitAt(CORE)}
+     * for the performance cores). A scope of one kind (a homogeneous machine, kinds unknown or
+     * unranked) is its only part.
+     */
+    public List<Scope> kinds() {
+        List<int[]> parts = KindParts.of(LogicalPus.of(topology), logicalPus());
+        if (parts.size() == 1) return List.of(this);
+        List<Scope> out = new ArrayList<>(parts.size());
+        for (int[] part : parts) out.add(of(topology, part, near(LogicalPus.of(topology).cpuset(part))));
+        return out;
+    }
+
+    /**
+     * The part of this scope a placement with {@code kind} uses before it splits: the most
+     * performant kind's, the most efficient kind's, or all of it ({@code ANY}; {@code AUTO}, which
+     * chooses per pool, see {@link PlacementSpec}).
+     */
+    public Scope ofKind(Kind kind) {
+        return switch (kind) {
+            case PERFORMANCE -> kinds().get(0);
+            case EFFICIENCY -> kinds().get(kinds().size() - 1);
+            case AUTO, ANY -> this;
+        };
+    }
+
+    /**
+     * This scope's PUs of the CPU kind of efficiency rank {@code efficiency} (0 the most
+     * energy-efficient; a PU of no known kind counts as 0).
+     *
+     * @throws IllegalArgumentException when this scope has no PU of that kind, naming the kinds it has
+     */
+    public Scope ofKind(int efficiency) {
+        LogicalPus index = LogicalPus.of(topology);
+        int[] part = KindParts.ofEfficiency(index, logicalPus(), efficiency);
+        if (part.length == 0) {
+            StringBuilder has = new StringBuilder();
+            for (Scope k : kinds()) {
+                int e = index.pu(k.logicalPus()[0]).efficiency();
+                has.append(has.length() == 0 ? "" : ", ").append(e).append(" (pus ").append(k.cpuset()).append(')');
+            }
+            throw new IllegalArgumentException("no PU of CPU kind " + efficiency + " in " + this + ": its kinds are " + has);
+        }
+        return part.length == logicalPus().length ? this : of(topology, part, near(index.cpuset(part)));
     }
 
     private List<Device> near(CpuSet cpus) {

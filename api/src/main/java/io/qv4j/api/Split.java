@@ -2,6 +2,7 @@ package io.qv4j.api;
 
 import io.qv4j.topology.HwType;
 import io.qv4j.split.DeviceDealing;
+import io.qv4j.split.KindParts;
 import io.qv4j.split.LogicalPus;
 import io.qv4j.split.Mapping;
 import io.qv4j.split.Pieces;
@@ -46,12 +47,38 @@ public final class Split {
     private final List<Scope> pieces;
     private final List<int[]> piecePus;
     private final Map<Long, List<Assignment>> memo = new ConcurrentHashMap<>();
+    /** The splits of each CPU kind's part, most performant first, whose pieces these are in order; null for a split of one part. */
+    private final List<Split> kinds;
 
     Split(Topology topology, Pieces engine, List<Device> scopeDevices) {
         this.topology = topology;
         this.unit = engine.unit();
         this.piecePus = engine.pus();
         this.pieces = List.copyOf(Scope.piecesWithDevices(topology, engine.pus(), engine.owners(), scopeDevices));
+        this.kinds = null;
+    }
+
+    private Split(Topology topology, HwType unit, List<Scope> pieces, List<int[]> piecePus, List<Split> kinds) {
+        this.topology = topology;
+        this.unit = unit;
+        this.pieces = List.copyOf(pieces);
+        this.piecePus = piecePus;
+        this.kinds = List.copyOf(kinds);
+    }
+
+    /**
+     * The pieces of each kind's split one after the other, in the given order (DESIGN.md §4.5):
+     * tasks are dealt to the kinds, then mapped inside each. A single part is itself.
+     */
+    static Split byKind(List<Split> kinds) {
+        if (kinds.size() == 1) return kinds.get(0);
+        List<Scope> pieces = new ArrayList<>();
+        List<int[]> pus = new ArrayList<>();
+        for (Split k : kinds) {
+            pieces.addAll(k.pieces);
+            pus.addAll(k.piecePus);
+        }
+        return new Split(kinds.get(0).topology, kinds.get(0).unit, pieces, pus, kinds);
     }
 
     /** A split with given pieces (all of one topology, disjoint, in logical order). */
@@ -62,6 +89,7 @@ public final class Split {
         this.pieces = List.copyOf(pieces);
         this.piecePus = new ArrayList<>();
         for (Scope s : pieces) piecePus.add(s.logicalPus());
+        this.kinds = null;
     }
 
     /** The pieces in logical order. */
@@ -127,6 +155,7 @@ public final class Split {
 
     /** Every task's place for a color policy, tasks ordered by {@code (keys[i], i)}. Indexed by rank. */
     public List<Assignment> assign(int[] keys, Color color) {
+        if (kinds != null) return assignByKind(keys, color);
         int t = keys.length;
         Mapping mapping = switch (color) {
             case UNDEFINED -> Mapping.undefined(t);
@@ -135,6 +164,33 @@ public final class Split {
             case AUTO -> Mapping.auto(t, pieceBoundaries());
         };
         return place(Mapping.order(keys), mapping);
+    }
+
+    /**
+     * Tasks in {@code (key, rank)} order dealt to the kinds' splits ({@link KindParts#deal}), each
+     * kind mapping its share by {@code color}; piece numbers are this split's.
+     */
+    private List<Assignment> assignByKind(int[] keys, Color color) {
+        int[] order = Mapping.order(keys);
+        int[] sizes = new int[kinds.size()], pus = new int[kinds.size()];
+        for (int g = 0; g < sizes.length; g++) {
+            sizes[g] = kinds.get(g).pieces.size();
+            for (int[] p : kinds.get(g).piecePus) pus[g] += p.length;
+        }
+        int[] dealt = KindParts.deal(order.length, sizes, pus);
+        Assignment[] out = new Assignment[order.length];
+        int pos = 0, offset = 0;
+        for (int g = 0; g < sizes.length; g++) {
+            int[] inOrder = new int[dealt[g]];
+            for (int i = 0; i < inOrder.length; i++) inOrder[i] = i;
+            for (Assignment a : kinds.get(g).assign(inOrder, color)) {
+                int rank = order[pos + a.task()];
+                out[rank] = new Assignment(rank, a.firstPiece() < 0 ? -1 : a.firstPiece() + offset, a.pieceCount(), a.scope());
+            }
+            pos += dealt[g];
+            offset += sizes[g];
+        }
+        return List.of(out);
     }
 
     /**

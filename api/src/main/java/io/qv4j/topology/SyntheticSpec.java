@@ -19,6 +19,11 @@ import java.util.Map;
  * {@code k / 64} and bus {@code 0x40 + k % 64} for GPUs, {@code 0x80 + k % 64} for NICs: unique,
  * stable, and sorting by id keeps host order. NICs are named {@code nic0, nic1, ...}.
  *
+ * <p>{@code kind:PUS@N} (any number of them, anywhere) makes the PUs {@code PUS}, a cpulist such as
+ * {@code 0-11} or {@code 0-3,8}, a CPU kind of efficiency rank {@code N} (hwloc's
+ * {@code forced_efficiency}; 0 the most energy-efficient): {@code package:1 core:14 kind:0-5@1 kind:6-13@0}
+ * is a machine of 6 performance and 8 efficiency cores. Kinds may not overlap.
+ *
  * <p>Everything is online and allowed. At most {@value #MAX_PUS} PUs, Linux's largest
  * {@code NR_CPUS}: such a machine costs about 30 MB to build, and a larger spec is refused before
  * anything is allocated (a million PUs would exhaust a small application's heap).
@@ -40,9 +45,14 @@ public final class SyntheticSpec {
 
         Map<HwType, Integer> counts = new EnumMap<>(HwType.class);
         Map<HwType, String> words = new EnumMap<>(HwType.class);
+        Map<String, CpuSet> kinds = new java.util.LinkedHashMap<>();
         HwType lastLevel = null;
         long pus = 1;
         for (String word : s.split("\\s+")) {
+            if (word.startsWith("kind:")) {
+                kinds.put(word, kindPus(s, word, kinds));
+                continue;
+            }
             int colon = word.indexOf(':');
             HwType type = colon > 0 ? typeOf(word.substring(0, colon)) : null;
             if (type == null) {
@@ -98,7 +108,34 @@ public final class SyntheticSpec {
         }
         devices(b, s, words, HwType.GPU, counts.getOrDefault(HwType.GPU, 0), hosts, total, 0x40);
         devices(b, s, words, HwType.NIC, counts.getOrDefault(HwType.NIC, 0), hosts, total, 0x80);
+        for (Map.Entry<String, CpuSet> k : kinds.entrySet()) {
+            if (k.getValue().last() >= total) throw bad(s, k.getKey(), "names PUs beyond the machine's 0-" + (total - 1));
+            String word = k.getKey();
+            b.cpuKind(k.getValue(), Map.of(), Integer.parseInt(word.substring(word.indexOf('@') + 1)));
+        }
         return b.build();
+    }
+
+    /** The PUs of a {@code kind:PUS@N} word, checked against the kinds before it. */
+    private static CpuSet kindPus(String spec, String word, Map<String, CpuSet> before) {
+        int at = word.indexOf('@');
+        CpuSet cpus;
+        int efficiency;
+        try {
+            cpus = at < 0 ? CpuSet.empty() : CpuSet.parse(word.substring(5, at));
+            efficiency = at < 0 ? -1 : Integer.parseInt(word.substring(at + 1));
+        } catch (IllegalArgumentException e) {
+            cpus = CpuSet.empty();
+            efficiency = -1;
+        }
+        if (cpus.isEmpty() || efficiency < 0 || efficiency > 255) {
+            throw bad(spec, word, "a kind is kind:PUS@N, a cpulist and an efficiency rank 0 to 255 (kind:0-11@1)");
+        }
+        if (cpus.last() >= MAX_PUS) throw bad(spec, word, "names PUs beyond " + (MAX_PUS - 1));
+        for (Map.Entry<String, CpuSet> k : before.entrySet()) {
+            if (k.getValue().intersects(cpus)) throw bad(spec, word, "overlaps '" + k.getKey() + "'");
+        }
+        return cpus;
     }
 
     private static void devices(TopologyBuilder b, String spec, Map<HwType, String> words, HwType type,

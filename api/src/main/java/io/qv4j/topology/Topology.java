@@ -103,11 +103,6 @@ public final class Topology {
     }
 
     /**
-     * Descriptive facts (processor name, vendor, memory, source): for people, not for placement.
-     * Readers that can get caches several ways say which in {@code caches.source} ({@code sysfs},
-     * {@code cpuid}, {@code none}) and how, or why there are none, in {@code caches.note}.
-     */
-    /**
      * The CPU kinds, as hwloc lists them ({@code lstopo --cpukinds}): by efficiency where they are
      * ranked, else as found; empty where the source tells none (a synthetic spec without kinds,
      * a machine whose sysfs has no frequencies or capacities). Their cpusets hold online PUs,
@@ -117,6 +112,16 @@ public final class Topology {
         return cpuKinds;
     }
 
+    /** Whether the machine has more than one CPU kind (P- and E-cores, big.LITTLE). */
+    public boolean hybrid() {
+        return cpuKinds.size() > 1;
+    }
+
+    /**
+     * Descriptive facts (processor name, vendor, memory, source): for people, not for placement.
+     * Readers that can get caches several ways say which in {@code caches.source} ({@code sysfs},
+     * {@code cpuid}, {@code none}) and how, or why there are none, in {@code caches.note}.
+     */
     public Map<String, String> info() {
         return info;
     }

@@ -28,7 +28,7 @@ import java.util.TreeSet;
 
 /**
  * {@code plan [--input FILE|SPEC | --fsroot DIR] [--options 'split-at=core,color=packed'] [--split N | --split-at TYPE]
- * [--color C] --tasks T}: what the agent would do with a pool of T workers, for humans and
+ * [--color C] [--kind K] --tasks T}: what the agent would do with a pool of T workers, for humans and
  * scripts. The policy words are the agent's ({@link PolicyWords}); {@code --options} takes the
  * agent's option string itself, and the flags override it. Planned by {@link PlacementSpec#assign},
  * the split-and-map every placement goes through. Without an input it plans for the live machine.
@@ -47,11 +47,11 @@ final class PlanCommand {
 
     static void run(List<String> argv, PrintStream out) {
         Args args = Args.parse("plan", argv,
-                Set.of("--input", "--fsroot", "--options", "--split", "--split-at", "--color", "--tasks", "--format"), Set.of());
+                Set.of("--input", "--fsroot", "--options", "--split", "--split-at", "--color", "--kind", "--tasks", "--format"), Set.of());
         String format = args.choice("--format", "text", "text", "json", "svg");
         args.oneOf("--split", "--split-at");
         Options options = options(args.get("--options"));
-        PlacementSpec policy = policy(options.policy(), args.get("--split"), args.get("--split-at"), args.get("--color"));
+        PlacementSpec policy = policy(options.policy(), args.get("--split"), args.get("--split-at"), args.get("--color"), args.get("--kind"));
         int tasks = args.positiveInt("--tasks");
         Topology topology = TopologyCommand.load(args);
         Plan plan = plan(topology, policy, tasks, options.oversubscribe());
@@ -72,10 +72,10 @@ final class PlanCommand {
     }
 
     /** The options' policy, then the flags (null: not given). */
-    static PlacementSpec policy(PlacementSpec p, String split, String splitAt, String color) {
+    static PlacementSpec policy(PlacementSpec p, String split, String splitAt, String color, String kind) {
         try {
-            if (split != null) p = PlacementSpec.split(PolicyWords.split(split)).color(p.color());
-            if (splitAt != null) p = PlacementSpec.splitAt(PolicyWords.splitAt(splitAt)).color(p.color());
+            if (split != null) p = PlacementSpec.split(PolicyWords.split(split)).color(p.color()).kindOf(p);
+            if (splitAt != null) p = PlacementSpec.splitAt(PolicyWords.splitAt(splitAt)).color(p.color()).kindOf(p);
         } catch (IllegalArgumentException e) {
             throw new UsageException("plan: " + (split != null ? "--split '" + split : "--split-at '" + splitAt) + "' is not " + e.getMessage());
         }
@@ -85,6 +85,13 @@ final class PlanCommand {
                 p = c != null ? p.color(c) : p.ordinal(PolicyWords.ordinal(color));
             } catch (IllegalArgumentException e) {
                 throw new UsageException("plan: --color '" + color + "' is not " + e.getMessage());
+            }
+        }
+        if (kind != null) {
+            try {
+                p = PolicyWords.kind(p, kind);
+            } catch (IllegalArgumentException e) {
+                throw new UsageException("plan: --kind '" + kind + "' is not " + e.getMessage());
             }
         }
         return p;

@@ -23,7 +23,7 @@ import java.util.Properties;
 public final class OptionsParser {
 
     /** Every key, in the order the README lists them. */
-    public static final List<String> KEYS = List.of("enabled", "strict", "split-at", "split", "color", "pools",
+    public static final List<String> KEYS = List.of("enabled", "strict", "split-at", "split", "color", "kind", "pools",
             "common-pool", "bind", "topology", "verbose", "report",
             "local-rank", "rank-split-at", "claims", "claims-dir", "claims-refresh", "respect-quota",
             "rebalance", "rebalance-threshold", "oversubscribe", "carriers", "config");
@@ -240,20 +240,22 @@ public final class OptionsParser {
         return new NodeOptions(localRank, rankSplitAt, claims, claimsDir, respectQuota, refresh);
     }
 
-    /** {@code split-at}, {@code split} and {@code color} over the defaults: the words of {@link PolicyWords}. */
+    /** {@code split-at}, {@code split}, {@code color} and {@code kind} over the defaults: the words of {@link PolicyWords}. */
     private static PlacementSpec policy(Map<String, String> m, PlacementSpec d) throws OptionException {
         String key = null;
         try {
             PlacementSpec p = d;
             key = "split-at";
-            if (m.containsKey(key)) p = PlacementSpec.splitAt(PolicyWords.splitAt(m.get(key))).color(p.color());
+            if (m.containsKey(key)) p = PlacementSpec.splitAt(PolicyWords.splitAt(m.get(key))).color(p.color()).kindOf(p);
             key = "split";
-            if (m.containsKey(key)) p = PlacementSpec.split(PolicyWords.split(m.get(key))).color(p.color());
+            if (m.containsKey(key)) p = PlacementSpec.split(PolicyWords.split(m.get(key))).color(p.color()).kindOf(p);
             key = "color";
             if (m.containsKey(key)) {
                 Color c = PolicyWords.color(m.get(key));
                 p = c != null ? p.color(c) : p.ordinal(PolicyWords.ordinal(m.get(key)));
             }
+            key = "kind";
+            if (m.containsKey(key)) p = PolicyWords.kind(p, m.get(key));
             return p;
         } catch (IllegalArgumentException e) {
             throw bad(key, m.get(key), e.getMessage());

@@ -1,6 +1,7 @@
 package io.qv4j.agent.config;
 
 import io.qv4j.api.Color;
+import io.qv4j.api.Kind;
 import io.qv4j.api.PlacementSpec;
 import io.qv4j.topology.HwType;
 
@@ -12,9 +13,11 @@ import io.qv4j.topology.HwType;
  * @param split   0 = not given
  * @param color   null = not given
  * @param ordinal -1 = not given; else every worker on this piece
+ * @param kind    null = not given
+ * @param efficiency -1 = not given; else only the CPU kind of this efficiency rank
  * @param source  what it came from, for {@code verbose} and the report: {@code rule io (qv.properties:3)}
  */
-public record Policy(HwType splitAt, int split, Color color, int ordinal, String source) {
+public record Policy(HwType splitAt, int split, Color color, int ordinal, Kind kind, int efficiency, String source) {
 
     /** The effective policy: given values over the defaults'; split-at given and split not means split-at. */
     public PlacementSpec resolve(PlacementSpec defaults) {
@@ -22,8 +25,9 @@ public record Policy(HwType splitAt, int split, Color color, int ordinal, String
                 : PlacementSpec.splitAt(splitAt != null ? splitAt : defaults.splitAt());
         if (split == 0 && splitAt == null && defaults.split() > 0) p = PlacementSpec.split(defaults.split());
         p = p.color(color != null ? color : defaults.color());
-        if (ordinal >= 0) return p.ordinal(ordinal);
-        if (color == null && defaults.ordinal() >= 0) return p.ordinal(defaults.ordinal());
-        return p;
+        if (ordinal >= 0) p = p.ordinal(ordinal);
+        else if (color == null && defaults.ordinal() >= 0) p = p.ordinal(defaults.ordinal());
+        if (efficiency >= 0) return p.kind(efficiency);
+        return kind != null ? p.kind(kind) : p.kindOf(defaults);
     }
 }

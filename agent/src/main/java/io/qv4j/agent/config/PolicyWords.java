@@ -1,6 +1,7 @@
 package io.qv4j.agent.config;
 
 import io.qv4j.api.Color;
+import io.qv4j.api.Kind;
 import io.qv4j.topology.HwType;
 
 import java.util.Locale;
@@ -9,6 +10,7 @@ import java.util.Locale;
  * The one grammar of policy words, shared by the agent options, the rules, and the CLI's
  * {@code plan}: {@code split-at} takes every object type (GPU and NIC pieces are the PUs near each
  * device), {@code split} a number of pieces, {@code color} auto, packed, spread or a piece number.
+ * {@code kind} auto, performance, efficiency, any or an efficiency rank.
  * {@code undefined} is not a policy (it places no task): the API keeps it for groups. Each parser
  * throws {@link IllegalArgumentException} whose message is what is allowed; callers name the key.
  */
@@ -17,6 +19,7 @@ public final class PolicyWords {
     public static final String SPLIT_AT = allTypes();
     public static final String SPLIT = "a number of pieces, 1 to 65536";
     public static final String COLOR = "auto, packed, spread, or a piece number 0, 1, ...";
+    public static final String KIND = "auto, performance, efficiency, any, or a CPU kind's efficiency rank 0, 1, ...";
     public static final String BOOLEAN = "true, false, on, off";
 
     private PolicyWords() {
@@ -66,6 +69,41 @@ public final class PolicyWords {
         }
         if (n < 0) throw new IllegalArgumentException(COLOR);
         return n;
+    }
+
+    /** A kind word; null for an efficiency rank (read it with {@link #efficiency}). */
+    public static Kind kind(String v) {
+        switch (v.strip().toLowerCase(Locale.ROOT)) {
+            case "auto":
+                return Kind.AUTO;
+            case "performance":
+                return Kind.PERFORMANCE;
+            case "efficiency":
+                return Kind.EFFICIENCY;
+            case "any":
+                return Kind.ANY;
+            default:
+                efficiency(v);
+                return null;
+        }
+    }
+
+    /** An efficiency rank given as a kind. */
+    public static int efficiency(String v) {
+        int n;
+        try {
+            n = Integer.parseInt(v.strip());
+        } catch (NumberFormatException e) {
+            n = -1;
+        }
+        if (n < 0 || n > 255) throw new IllegalArgumentException(KIND);
+        return n;
+    }
+
+    /** {@code p} with the kind word {@code v}. */
+    public static io.qv4j.api.PlacementSpec kind(io.qv4j.api.PlacementSpec p, String v) {
+        Kind k = kind(v);
+        return k != null ? p.kind(k) : p.kind(efficiency(v));
     }
 
     public static boolean bool(String v) {

@@ -1,6 +1,7 @@
 package io.qv4j.agent.config;
 
 import io.qv4j.api.Color;
+import io.qv4j.api.Kind;
 import io.qv4j.topology.HwType;
 
 import java.util.ArrayList;
@@ -32,7 +33,7 @@ import java.util.regex.Pattern;
 public final class Rules {
 
     public static final List<String> MATCH_KEYS = List.of("match.thread", "match.class", "match.creator");
-    public static final List<String> POLICY_KEYS = List.of("split-at", "split", "color", "common-pool", "weight", "tasks");
+    public static final List<String> POLICY_KEYS = List.of("split-at", "split", "color", "kind", "common-pool", "weight", "tasks");
 
     private final List<Rule> rules;
 
@@ -98,6 +99,8 @@ public final class Rules {
         int split = 0;
         Color color = null;
         int ordinal = -1;
+        Kind kind = null;
+        int efficiency = -1;
         boolean common = false;
         double weight = Double.NaN;
         int tasks = 0;
@@ -117,6 +120,10 @@ public final class Rules {
                 case "color" -> {
                     color = word(where, key, v, PolicyWords::color);
                     if (color == null) ordinal = PolicyWords.ordinal(v);
+                }
+                case "kind" -> {
+                    kind = word(where, key, v, PolicyWords::kind);
+                    if (kind == null) efficiency = PolicyWords.efficiency(v);
                 }
                 case "common-pool" -> common = word(where, key, v, PolicyWords::bool);
                 case "weight" -> {
@@ -142,7 +149,7 @@ public final class Rules {
         if (thread == null && cls == null && creator == null && !common) {
             throw new OptionException("config=" + where + ": rule " + name + " matches nothing (give match.thread, match.class, match.creator or common-pool=on)");
         }
-        return new Rule(name, where, thread, cls, creator, common, new Policy(splitAt, split, color, ordinal, "rule " + name + " (" + where + ")"), weight, tasks);
+        return new Rule(name, where, thread, cls, creator, common, new Policy(splitAt, split, color, ordinal, kind, efficiency, "rule " + name + " (" + where + ")"), weight, tasks);
     }
 
     private static int line(Map<String, Integer> lines, String name, String key) {

@@ -4,6 +4,7 @@ import io.qv4j.agent.annotations.Annotations;
 import io.qv4j.agent.boot.QvHooks;
 import io.qv4j.agent.config.Policy;
 import io.qv4j.api.Color;
+import io.qv4j.api.Kind;
 import io.qv4j.topology.HwType;
 import net.bytebuddy.jar.asm.AnnotationVisitor;
 import net.bytebuddy.jar.asm.ClassReader;
@@ -41,6 +42,8 @@ final class AnnotationRewriter {
         int split;
         Color color;
         int ordinal = -1;
+        Kind kind;
+        int efficiency = -1;
 
         Collector() {
             super(Opcodes.ASM9);
@@ -51,6 +54,7 @@ final class AnnotationRewriter {
             if (value instanceof Integer i) {
                 if (name.equals("split")) split = Math.max(0, i);
                 else if (name.equals("ordinal")) ordinal = i;
+                else if (name.equals("efficiency")) efficiency = i;
             }
         }
 
@@ -59,6 +63,7 @@ final class AnnotationRewriter {
             try {
                 if (name.equals("splitAt") && desc.equals("Lio/qv4j/topology/HwType;")) splitAt = HwType.valueOf(value);
                 else if (name.equals("color") && desc.equals("Lio/qv4j/api/Color;")) color = Color.valueOf(value);
+                else if (name.equals("kind") && desc.equals("Lio/qv4j/api/Kind;")) kind = Kind.valueOf(value);
             } catch (IllegalArgumentException e) {
                 // a newer api's constant: not given
             }
@@ -66,7 +71,7 @@ final class AnnotationRewriter {
 
         Policy policy(String source) {
             if (color == Color.UNDEFINED) color = null; // places no task: not a placement policy
-            return new Policy(splitAt, split, color, ordinal, source);
+            return new Policy(splitAt, split, color, ordinal, kind, efficiency, source);
         }
 
         @Override

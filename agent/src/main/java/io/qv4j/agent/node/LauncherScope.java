@@ -17,7 +17,9 @@ import java.util.List;
  * CPU quota when asked, then this JVM's piece of it by local rank, unless the launcher already
  * bound the process (then that binding is the scope), the launcher was told not to bind (the
  * user's off switch: the allowed set is the scope), or there are more local ranks than PUs to give
- * them (oversubscribed: ranks are left unbound, as Open MPI does). Pure: binding the process is
+ * them (oversubscribed: ranks are left unbound, as Open MPI does). On a hybrid machine the
+ * balanced split shares out each CPU kind's PUs on its own, so every rank gets fast and slow cores
+ * alike. Pure: binding the process is
  * {@link ProcessAffinity}'s job.
  *
  * @param scope    the JVM's scope
@@ -105,10 +107,13 @@ public record LauncherScope(CpuSet scope, List<String> messages, String detail, 
         if (splitAt == null) {
             int[] ones = new int[rank.size()];
             Arrays.fill(ones, 1);
-            List<Scope> shares = s.shares(ones);
-            piece = shares.get(rank.rank()).cpuset();
+            // on a hybrid machine each rank gets its share of every kind, when each kind has a PU per rank
+            List<Scope> parts = s.kinds();
+            for (Scope part : parts) if (part.cpuset().cardinality() < rank.size()) parts = List.of(s);
+            piece = CpuSet.empty();
+            for (Scope part : parts) piece = piece.or(part.shares(ones).get(rank.rank()).cpuset());
             shared = false;
-            how = "balanced split of pus " + base;
+            how = "balanced split of pus " + base + (parts.size() > 1 ? ", each CPU kind's PUs shared out on their own" : "");
         } else {
             Split split = s.splitAt(splitAt);
             piece = split.task(rank.rank(), rank.size(), Color.AUTO).map(Scope::cpuset).orElse(base);

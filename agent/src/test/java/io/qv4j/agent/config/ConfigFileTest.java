@@ -39,7 +39,7 @@ class ConfigFileTest {
         Rule io = f.rules().list().get(0);
         assertEquals("io", io.name());
         assertEquals("qv.properties:4", io.where());
-        assertEquals(new Policy(HwType.PU, 0, Color.PACKED, -1, "rule io (qv.properties:4)"), io.policy());
+        assertEquals(new Policy(HwType.PU, 0, Color.PACKED, -1, null, -1, "rule io (qv.properties:4)"), io.policy());
         Rule solver = f.rules().list().get(1);
         assertEquals(2, solver.policy().ordinal());
         assertTrue(solver.weighted());
@@ -97,9 +97,9 @@ class ConfigFileTest {
     @Test
     void aRulesPolicyFillsWhatItDoesNotSayFromTheOptions() {
         PlacementSpec options = PlacementSpec.split(4).ordinal(1);
-        assertEquals("split=4 color=packed", new Policy(null, 0, Color.PACKED, -1, "r").resolve(options).toString());
-        assertEquals("split-at=numa color=1", new Policy(HwType.NUMANODE, 0, null, -1, "r").resolve(options).toString());
-        assertEquals("split=4 color=3", new Policy(null, 0, null, 3, "r").resolve(options).toString());
+        assertEquals("split=4 color=packed", new Policy(null, 0, Color.PACKED, -1, null, -1, "r").resolve(options).toString());
+        assertEquals("split-at=numa color=1", new Policy(HwType.NUMANODE, 0, null, -1, null, -1, "r").resolve(options).toString());
+        assertEquals("split=4 color=3", new Policy(null, 0, null, 3, null, -1, "r").resolve(options).toString());
     }
 
     @Test

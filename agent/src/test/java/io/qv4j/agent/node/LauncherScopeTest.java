@@ -54,6 +54,19 @@ class LauncherScopeTest {
         assertEquals(CpuSet.parse("12-21"), LauncherScope.compute(BIG, BIG.allowed(), new LocalRank(1, 3, "x", false), null, null, false).scope());
     }
 
+    /** 6 performance cores of 2 PUs (0-11) and 8 efficiency cores (12-19), written as a synthetic spec of 20 one-PU cores. */
+    @Test
+    void onAHybridMachineEachRankGetsItsShareOfEveryKind() {
+        Topology laptop = SyntheticSpec.parse("package:1 core:20 kind:0-11@1 kind:12-19@0");
+        assertEquals(CpuSet.parse("0-5,12-15"), LauncherScope.compute(laptop, laptop.allowed(), new LocalRank(0, 2, "x", false), null, null, false).scope());
+        LauncherScope second = LauncherScope.compute(laptop, laptop.allowed(), new LocalRank(1, 2, "x", false), null, null, false);
+        assertEquals(CpuSet.parse("6-11,16-19"), second.scope());
+        assertTrue(second.detail().contains("each CPU kind's PUs shared out on their own"), second.detail());
+        // more ranks than one kind has PUs: the machine is shared out as one
+        LauncherScope many = LauncherScope.compute(laptop, laptop.allowed(), new LocalRank(0, 10, "x", false), null, null, false);
+        assertEquals(CpuSet.parse("0-1"), many.scope());
+    }
+
     @Test
     void rankSplitAtAType() {
         LauncherScope s = LauncherScope.compute(BIG, BIG.allowed(), new LocalRank(1, 2, "x", false), HwType.NUMANODE, null, false);

@@ -170,7 +170,7 @@ class PlacerTest {
         assertEquals(List.of(CpuSet.parse("0"), CpuSet.parse("1")), cpusets(p, ruled));
         assertEquals("io", pool(p, ruled).rule());
 
-        Policy annotated = new Policy(HwType.PACKAGE, 0, null, 1, "@Placement on test");
+        Policy annotated = new Policy(HwType.PACKAGE, 0, null, 1, null, -1, "@Placement on test");
         p.annotations(new Annotated() {
             @Override
             public Policy current() {
@@ -241,6 +241,32 @@ class PlacerTest {
         assertEquals(CpuSet.of(first + 1), pool(p, io).slots().piece(1));
         assertEquals(union(p, io, cpu), claims.mine());
         assertEquals(MACHINE.allowed(), claims.mine());
+    }
+
+    /**
+     * Two JVMs on a hybrid machine (6 performance cores, 8 efficiency cores, one PU each), each with a
+     * pool of 4: the second takes the two P-cores the first left before any E-core, and no PU twice.
+     */
+    @Test
+    void twoJvmsOnAHybridMachineTakeDifferentPerformanceCoresBeforeEfficiencyCores(@TempDir Path dir) throws Exception {
+        Topology laptop = SyntheticSpec.parse("package:1 core:14 kind:0-5@1 kind:6-13@0");
+        Options o = OptionsParser.parse("", new Properties(), Map.of());
+        List<Placer> jvms = new ArrayList<>();
+        List<ThreadPoolExecutor> pools = new ArrayList<>();
+        for (int j = 0; j < 2; j++) {
+            Placer p = new Placer(o, Rules.none(), 1000);
+            p.ready(new Env(laptop, laptop.allowed(), binder, null, Node.alone(laptop, isolatedClaims(dir)), false));
+            ThreadPoolExecutor pool = AppPools.fixed(4, p::poolCreated);
+            start(p, pool, "jvm" + j, 4);
+            jvms.add(p);
+            pools.add(pool);
+        }
+        CpuSet first = union(jvms.get(0), pools.get(0)), second = union(jvms.get(1), pools.get(1));
+        assertEquals(4, first.cardinality());
+        assertTrue(CpuSet.range(0, 5).containsAll(first), "first JVM on P-cores: " + first);
+        assertEquals(CpuSet.range(0, 5), first.or(second.and(CpuSet.range(0, 5))), "second JVM takes the P-cores left: " + second);
+        assertEquals(2, second.andNot(CpuSet.range(0, 5)).cardinality(), "then two E-cores: " + second);
+        assertFalse(first.intersects(second));
     }
 
     @Test
