@@ -1,6 +1,7 @@
 package io.qv4j.testapps;
 
 import io.qv4j.api.Bind;
+import io.qv4j.api.Kind;
 import io.qv4j.topology.HwType;
 import io.qv4j.api.Placement;
 import io.qv4j.api.PlacementSpec;
@@ -64,6 +65,13 @@ public final class AnnotatedApp {
                 a.join();
                 b.join();
             }
+            case "kinds" -> {
+                // one after the other, each shut down before the next: none plans around another's claim
+                runAndEnd(Executors.newFixedThreadPool(4, named("p")), 4);       // the options
+                runAndEnd(Executors.newFixedThreadPool(14, named("big")), 14);   // the options, more than the P-cores
+                efficiencyPool();                                               // e: @Placement(kind = EFFICIENCY)
+                runAndEnd(Executors.newFixedThreadPool(2, named("bg")), 2);      // a rule's kind
+            }
             case "exec" -> {
                 System.out.println("platform " + QvExecutors.platformAvailable());
                 ExecutorService pool = QvExecutors.newFixedThreadPool(2, PlacementSpec.splitAt(HwType.PU), "qx");
@@ -78,6 +86,17 @@ public final class AnnotatedApp {
     @Placement(splitAt = HwType.PU, ordinal = 1)
     static void inMethod() throws Exception {
         use(Executors.newFixedThreadPool(1, named("m")));
+    }
+
+    @Placement(kind = Kind.EFFICIENCY)
+    static void efficiencyPool() throws Exception {
+        runAndEnd(Executors.newFixedThreadPool(4, named("e")), 4);
+    }
+
+    static void runAndEnd(ExecutorService pool, int n) throws Exception {
+        run(pool, n);
+        pool.shutdown();
+        pool.awaitTermination(5, TimeUnit.SECONDS);
     }
 
     @Placement(splitAt = HwType.PU, ordinal = 1)

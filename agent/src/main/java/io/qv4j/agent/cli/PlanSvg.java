@@ -37,7 +37,7 @@ final class PlanSvg {
     private PlanSvg(Topology t, IntFunction<String> label) {
         this.label = label;
         this.devicesAt = placeDevices(t);
-        this.hybrid = t.cpuKinds().size() > 1;
+        this.hybrid = t.hybrid();
     }
 
     /** A box: a titled container, or a cell (a PU range with its label). */

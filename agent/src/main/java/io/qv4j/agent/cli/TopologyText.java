@@ -37,7 +37,7 @@ final class TopologyText {
         if (model != null) sb.append(" — ").append(model);
         String caches = t.info().get("caches.source");
         sb.append("  [").append(t.source()).append(caches == null ? "" : "; caches: " + caches).append("]\n");
-        boolean hybrid = t.cpuKinds().size() > 1;
+        boolean hybrid = t.hybrid();
         for (HwObject c : t.root().children()) draw(sb, c, "  ", puLabel, devicesAt, hybrid);
         for (Device d : devicesAt.getOrDefault(t.root(), List.of())) device(sb, d, "  ");
         if (!t.allowed().equals(t.online())) sb.append("(x) = not allowed for this process\n");

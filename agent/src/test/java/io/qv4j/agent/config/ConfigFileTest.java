@@ -1,6 +1,7 @@
 package io.qv4j.agent.config;
 
 import io.qv4j.api.Color;
+import io.qv4j.api.Kind;
 import io.qv4j.api.PlacementSpec;
 import io.qv4j.topology.HwType;
 import org.junit.jupiter.api.Test;
@@ -61,6 +62,17 @@ class ConfigFileTest {
         Rules rules = ConfigFile.parse("f", "rule.all.match.thread=*\nrule.all.split=2\nrule.fj.common-pool=on\n").rules();
         assertEquals("fj", rules.match("ForkJoinPool.commonPool-worker-1", "java.util.concurrent.ForkJoinPool", null, true).name());
         assertEquals("all", rules.match("ForkJoinPool-1-worker-1", "java.util.concurrent.ForkJoinPool", null, false).name());
+    }
+
+    @Test
+    void aRulesKindIsItsOwnAndTheRestComesFromTheOptions() throws Exception {
+        Rules rules = ConfigFile.parse("f", "rule.bg.match.thread=bg-*\nrule.bg.kind=efficiency\nrule.fast.match.thread=fast-*\nrule.fast.kind=1\n").rules();
+        PlacementSpec options = PlacementSpec.split(4).kind(Kind.ANY);
+        assertEquals("split=4 color=spread kind=efficiency", rules.match("bg-1", "x", null, false).policy().resolve(options).toString());
+        assertEquals("split=4 color=spread kind=1", rules.match("fast-1", "x", null, false).policy().resolve(options).toString());
+        assertEquals("split-at=numa color=spread kind=any", new Policy(HwType.NUMANODE, 0, null, -1, null, -1, "r").resolve(options).toString());
+        assertEquals("config=f:2: rule bg: bad value kind=purple (allowed: auto, performance, efficiency, any, or a CPU kind's efficiency rank 0, 1, ...)",
+                assertThrows(OptionException.class, () -> ConfigFile.parse("f", "rule.bg.match.thread=bg-*\nrule.bg.kind=purple\n")).getMessage());
     }
 
     @Test

@@ -1,6 +1,7 @@
 package io.qv4j.agent.config;
 
 import io.qv4j.api.Color;
+import io.qv4j.api.Kind;
 import io.qv4j.topology.HwType;
 import org.junit.jupiter.api.Test;
 
@@ -64,9 +65,20 @@ class OptionsParserTest {
     }
 
     @Test
+    void kindTakesAWordOrAnEfficiencyRankAndSurvivesALaterSplitAt() throws Exception {
+        assertEquals(Kind.AUTO, parse("").policy().kind());
+        assertEquals("split-at=numa color=spread kind=efficiency", parse("kind=efficiency,split-at=numa").policy().toString());
+        assertEquals("split=4 color=packed kind=1", parse("split=4,color=packed,kind=1").policy().toString());
+        assertEquals(Kind.ANY, parse("kind=ANY").policy().kind());
+    }
+
+    @Test
     void badInputNamesKeyValueAndAllowed() throws Exception {
         OptionException e = assertThrows(OptionException.class, () -> parse("color=purple"));
         assertEquals("bad value color=purple (allowed: auto, packed, spread, or a piece number 0, 1, ...)", e.getMessage());
+        assertEquals("bad value kind=purple (allowed: auto, performance, efficiency, any, or a CPU kind's efficiency rank 0, 1, ...)",
+                assertThrows(OptionException.class, () -> parse("kind=purple")).getMessage());
+        assertThrows(OptionException.class, () -> parse("kind=-1"));
         assertTrue(assertThrows(OptionException.class, () -> parse("colour=spread")).getMessage().contains("unknown option 'colour'"));
         assertTrue(assertThrows(OptionException.class, () -> parse("config=/nonexistent/x")).getMessage().startsWith("config=/nonexistent/x: cannot read"));
         assertEquals(List.of("QV_NOPE"), OptionsParser.read("", new Properties(), Map.of("QV_NOPE", "1", "QV_COLOR", "packed")).ignoredEnv());

@@ -156,6 +156,41 @@ class RulesAnnotationsIT {
         assertEquals("small", pool(r, "small").get("rule"));
     }
 
+    /**
+     * The hybrid laptop of the fixtures (hwloc XML: 6 P-cores = PUs 0-11, 8 E-cores = PUs 12-19)
+     * under bind=dry-run: a pool of 4 on P-cores, a pool of 14 with slots 0-5 on P-cores and 6-13
+     * on E-cores, {@code @Placement(kind = EFFICIENCY)} and a rule's {@code kind=efficiency} on E-cores.
+     */
+    @ParameterizedTest
+    @MethodSource("javas")
+    void cpuKindsFromTheOptionsAnAnnotationAndARule(Path java) throws Exception {
+        String xml = Path.of("target/test-classes/fixtures/xml/20em64t-hybrid-1p6c2t+2ca4co1t.xml").toAbsolutePath().toString();
+        Path f = config("""
+                rule.bg.match.thread = bg-*
+                rule.bg.kind = efficiency
+                """);
+        Jvm.App r = app(java, "config=" + f + ",bind=dry-run,topology=" + xml, List.of(), "kinds");
+        io.qv4j.topology.CpuSet pCores = io.qv4j.topology.CpuSet.parse("0-11"), eCores = io.qv4j.topology.CpuSet.parse("12-19");
+        for (int i = 1; i <= 4; i++) assertTrue(pCores.containsAll(cpuset(r, "p-" + i)), "p-" + i + " " + r.report());
+        int seen = 0;
+        for (Object t : (List<?>) pool(r, "big").get("threads")) {
+            Map<?, ?> w = (Map<?, ?>) t;
+            io.qv4j.topology.CpuSet c = io.qv4j.topology.CpuSet.parse((String) w.get("cpuset"));
+            assertTrue((((Long) w.get("slot")) < 6 ? pCores : eCores).containsAll(c), w.toString());
+            seen++;
+        }
+        assertEquals(14, seen, r.report().toString());
+        for (int i = 1; i <= 4; i++) assertTrue(eCores.containsAll(cpuset(r, "e-" + i)), "e-" + i + " " + r.report());
+        for (int i = 1; i <= 2; i++) assertTrue(eCores.containsAll(cpuset(r, "bg-" + i)), "bg-" + i + " " + r.report());
+        assertEquals("split-at=core color=spread kind=efficiency", pool(r, "e").get("policy"));
+        assertEquals("bg", pool(r, "bg").get("rule"));
+    }
+
+    /** A worker's cpus in the report. */
+    static io.qv4j.topology.CpuSet cpuset(Jvm.App run, String thread) {
+        return io.qv4j.topology.CpuSet.parse((String) AgentPlacementIT.reportThread(run, thread).get("cpuset"));
+    }
+
     @ParameterizedTest
     @MethodSource("javas")
     void qvExecutorsWithAndWithoutTheAgent(Path java) throws Exception {
