@@ -146,9 +146,17 @@ public final class Topology {
 
     /**
      * A name for a cpuset: {@code core 3 (pu 6)} for a PU alone on its core, else the innermost
-     * object that is exactly this cpuset ({@code l3 1 (pus 8-15)}), else {@code pus 0,5}.
+     * object that is exactly this cpuset ({@code l3 1 (pus 8-15)}), else {@code pus 0,5}; on a
+     * machine of several CPU kinds followed by the kind all its PUs are of ({@code core 6 (pu 12) [kind 0]}).
      */
     public String label(CpuSet cpus) {
+        String name = name(cpus);
+        if (!hybrid() || cpus.isEmpty()) return name;
+        for (CpuKind k : cpuKinds) if (k.cpus().containsAll(cpus)) return name + " [kind " + k.efficiency() + "]";
+        return name;
+    }
+
+    private String name(CpuSet cpus) {
         if (cpus.cardinality() == 1) {
             HwObject pu = pu(cpus.first());
             HwObject core = pu == null ? null : pu.ancestor(HwType.CORE);
