@@ -1,37 +1,90 @@
 package io.qv4j.agent.place;
 
+import java.util.Collections;
+import java.util.Map;
+import java.util.WeakHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Netty's event-loop groups ({@code NioEventLoopGroup}, {@code EpollEventLoopGroup},
- * {@code IOUringEventLoopGroup}, and any {@code MultithreadEventExecutorGroup}): their threads are
- * {@code io.netty.util.concurrent.FastThreadLocalThread}s named by Netty's default thread factory
- * {@code <group>-<poolId>-<n>}, {@code n} from 1. One group per {@code <group>-<poolId>}; slot
- * {@code n - 1}; T = the group's {@code executorCount()}, reached from the thread's task through its
- * event loop's {@code parent()}, else unknown (one thread per piece). Executors of no group
- * ({@code GlobalEventExecutor}, an event loop made alone) are no group's tasks: not taken.
+ * Netty's event-loop groups ({@code NioEventLoopGroup}, {@code EpollEventLoopGroup}, any
+ * {@code MultithreadEventExecutorGroup}), found by what they are, not by what they are called: from
+ * the thread's task to its event loop (the object with {@code inEventLoop()}), from the loop to its
+ * group ({@code parent()}). One group per group object; slot = the loop's index among the group's
+ * children; T = the group's {@code executorCount()}. Whatever names its thread factory gives
+ * (Vert.x's {@code vert.x-eventloop-thread-N}, Reactor Netty's {@code reactor-http-epoll-N}, gRPC's
+ * {@code grpc-default-worker-ELG-1-N}), and in shaded copies of Netty (gRPC's
+ * {@code io.grpc.netty.shaded.io.netty}): their classes end in Netty's names. Executors of no group
+ * ({@code GlobalEventExecutor}, an event loop made alone) are no group's tasks. Where no loop can be
+ * reached from the task, Netty's default names {@code <group>-<poolId>-<n>} still make a group
+ * (slot {@code n - 1}, size unknown: one thread per piece).
  */
 final class NettyEventLoops implements ThreadRecognizer {
 
     static final String THREAD = "io.netty.util.concurrent.FastThreadLocalThread";
 
+    /** Each group's key, by the group object (Netty's groups keep identity equality); a group that is collected drops out. */
+    private final Map<Object, String> keys = Collections.synchronizedMap(new WeakHashMap<>());
+    private final AtomicInteger groups = new AtomicInteger();
+
     @Override
     public boolean applies(Class<?> threadClass) {
-        return Reach.isA(threadClass, THREAD);
+        for (Class<?> c = threadClass; c != null; c = c.getSuperclass()) if (isNetty(c.getName(), THREAD)) return true;
+        return false;
+    }
+
+    /** {@code name} is Netty's class {@code netty}, or a shaded copy of it ({@code some.prefix.io.netty...}). */
+    static boolean isNetty(String name, String netty) {
+        return name.equals(netty) || name.length() > netty.length() && name.endsWith(netty) && name.charAt(name.length() - netty.length() - 1) == '.';
     }
 
     @Override
     public ThreadSet recognize(Thread t, Object task) {
-        // GROUP-N-M: the group's name is GROUP-N, M counts its threads from 1
-        String name = t.getName();
+        Object loop = Reach.withMethod(task, "inEventLoop");
+        if (loop == null) return byName(t.getName());
+        Object group = Reach.call(loop, "parent");
+        if (group == null || group == loop || !(group instanceof Iterable<?> children)) return null; // a lone executor
+        int n = Reach.callInt(group, "executorCount");
+        int slot = 0;
+        try {
+            for (Object child : children) {
+                if (child == loop) break;
+                slot++;
+            }
+        } catch (RuntimeException e) {
+            return null;
+        }
+        if (n <= 0 || slot >= n) return null;
+        String name = prefix(t.getName());
+        String what = framework(t.getClass(), group.getClass());
+        String key = keys.computeIfAbsent(group, g -> "netty:" + g.getClass().getName() + "#" + groups.incrementAndGet());
+        return new ThreadSet(key, name.isEmpty() ? what : name, group.getClass().getName(), n, slot, null, null, what + " of " + n + " threads");
+    }
+
+    /** What built the group, for {@code verbose} and the report: the thread's and the group's packages tell. */
+    static String framework(Class<?> threadClass, Class<?> groupClass) {
+        StringBuilder names = new StringBuilder(groupClass.getName());
+        for (Class<?> c = threadClass; c != null && c != Thread.class; c = c.getSuperclass()) names.append(' ').append(c.getName());
+        String all = " " + names;
+        if (all.contains(" io.vertx.")) return "Vert.x event loops";
+        if (all.contains(" reactor.netty.")) return "Reactor Netty event loops";
+        if (all.contains(" io.grpc.")) return "gRPC event loops";
+        return "Netty event-loop group";
+    }
+
+    /** The thread's name without its trailing number and the separator before it. */
+    static String prefix(String name) {
+        int d = ThreadSets.trailingDigits(name);
+        if (d == name.length()) return name;
+        String p = name.substring(0, d);
+        return !p.isEmpty() && "-_ #".indexOf(p.charAt(p.length() - 1)) >= 0 ? p.substring(0, p.length() - 1) : p;
+    }
+
+    /** Netty's default names, {@code GROUP-N-M}: the group's name is GROUP-N, M counts its threads from 1. */
+    private static ThreadSet byName(String name) {
         int dash = ThreadSets.dashNumber(name);
         if (dash < 0 || ThreadSets.dashNumber(name.substring(0, dash)) < 0) return null;
         String prefix = name.substring(0, dash);
-        Object group = Reach.withMethod(task, "executorCount");
-        // the executor is reachable but no group is: a lone thread, not one of a split's tasks
-        if (group == null && Reach.withMethod(task, "inEventLoop") != null) return null;
-        int n = group == null ? -1 : Reach.callInt(group, "executorCount");
-        String type = group == null ? THREAD : group.getClass().getName();
-        return new ThreadSet("netty:" + prefix, prefix, type, n > 0 ? n : 0, ThreadSets.slot(name.substring(dash + 1)),
-                null, null, "Netty event-loop group" + (n > 0 ? " of " + n + " threads" : " (size not found: one thread per piece)"));
+        return new ThreadSet("netty:" + prefix, prefix, THREAD, 0, ThreadSets.slot(name.substring(dash + 1)),
+                null, null, "Netty event-loop group (size not found: one thread per piece)");
     }
 }

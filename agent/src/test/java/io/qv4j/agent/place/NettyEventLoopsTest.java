@@ -22,7 +22,10 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** Netty's event-loop threads: one group per {@code <group>-<id>}, slot {@code n - 1}, T = the group's executorCount(). */
+/**
+ * Netty's event-loop threads: one group per group object, slot = the loop's index in it, T = the
+ * group's executorCount(), whatever the threads are called; Netty's default names where no loop is reachable.
+ */
 class NettyEventLoopsTest {
 
     final NettyEventLoops netty = new NettyEventLoops();
@@ -47,7 +50,8 @@ class NettyEventLoopsTest {
                 assertNotNull(g, t.getName());
                 assertTrue(t.getName().matches("nioEventLoopGroup-\\d+-[12]"), t.getName());
                 assertEquals(t.getName().substring(0, t.getName().lastIndexOf('-')), g.name());
-                assertEquals("netty:" + g.name(), g.key());
+                assertTrue(g.key().startsWith("netty:" + NioEventLoopGroup.class.getName() + "#"), g.key());
+                assertEquals("Netty event-loop group of 2 threads", g.reason());
                 assertEquals(NioEventLoopGroup.class.getName(), g.type());
                 assertEquals(2, g.tasks());
                 slots.add(g.slot());
@@ -73,6 +77,45 @@ class NettyEventLoopsTest {
         } finally {
             group.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();
         }
+    }
+
+    /** Threads named as Vert.x names them (numbered from 0), made by the application's own factory: the structure decides. */
+    @Test
+    void aGroupWithItsOwnThreadNamesIsFoundByStructure() throws Exception {
+        java.util.concurrent.atomic.AtomicInteger k = new java.util.concurrent.atomic.AtomicInteger();
+        NioEventLoopGroup a = new NioEventLoopGroup(3, (java.util.concurrent.ThreadFactory) r -> new LoopThread(r, "my.app-eventloop-thread-" + k.getAndIncrement()));
+        NioEventLoopGroup b = new NioEventLoopGroup(2, (java.util.concurrent.ThreadFactory) r -> new LoopThread(r, "my.app-eventloop-thread-" + k.getAndIncrement()));
+        try {
+            Set<Integer> slots = new HashSet<>();
+            Set<String> keys = new HashSet<>();
+            for (Thread t : threads(a)) {
+                ThreadSet g = netty.recognize(t, ThreadTask.of(t));
+                assertNotNull(g, t.getName());
+                assertEquals(3, g.tasks());
+                assertEquals("my.app-eventloop-thread", g.name());
+                slots.add(g.slot());
+                keys.add(g.key());
+            }
+            assertEquals(Set.of(0, 1, 2), slots);
+            assertEquals(1, keys.size());
+            for (Thread t : threads(b)) {
+                ThreadSet g = netty.recognize(t, ThreadTask.of(t));
+                assertEquals(2, g.tasks());
+                assertFalse(keys.contains(g.key()), "a second group with the same thread names is another group");
+            }
+        } finally {
+            a.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();
+            b.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();
+        }
+    }
+
+    @Test
+    void shadedCopiesOfNettysThreadClassApplyAndTheFrameworkIsNamed() {
+        assertTrue(NettyEventLoops.isNetty("io.grpc.netty.shaded.io.netty.util.concurrent.FastThreadLocalThread", NettyEventLoops.THREAD));
+        assertFalse(NettyEventLoops.isNetty("com.acme.notio.netty.util.concurrent.FastThreadLocalThread", NettyEventLoops.THREAD));
+        assertEquals("Netty event-loop group", NettyEventLoops.framework(LoopThread.class, NioEventLoopGroup.class));
+        assertEquals("reactor-http-epoll", NettyEventLoops.prefix("reactor-http-epoll-12"));
+        assertEquals("grpc-default-worker-ELG-1", NettyEventLoops.prefix("grpc-default-worker-ELG-1-3"));
     }
 
     @Test
@@ -121,6 +164,10 @@ class NettyEventLoopsTest {
     static final class LoopThread extends FastThreadLocalThread {
         LoopThread(String name) {
             super(name);
+        }
+
+        LoopThread(Runnable r, String name) {
+            super(r, name);
         }
     }
 
