@@ -17,8 +17,9 @@ import java.util.stream.Stream;
 
 /**
  * Which pools are pinned (DESIGN.md §6.2): an annotation or a rule names the pool, else
- * {@code pools=} globs, else every application pool; JDK-internal pools, the agent's own and pools
- * of unknown origin stay unpinned; the common pool only when asked. Decided once per pool, when its
+ * {@code pools=} globs, else every application pool; JDK-internal pools, the agent's own, pools
+ * of unknown origin and single housekeeping threads ({@link #HOUSEKEEPING}) stay unpinned; the
+ * common pool only when asked. Decided once per pool, when its
  * first worker starts, without the environment.
  */
 final class Eligibility {
@@ -151,6 +152,9 @@ final class Eligibility {
             for (Pattern g : globs) named |= g.matcher(first.getName()).matches();
             p.pinned = named && p.origin != Origin.AGENT;
             p.reason = p.pinned ? "named by pools=" : "not named by pools=";
+        } else if (p.origin == Origin.APPLICATION && p.tasks == 1 && housekeeping(first.getName()) != null) {
+            p.pinned = false;
+            p.reason = "housekeeping thread (its name says '" + housekeeping(first.getName()) + "'): a rule pins it";
         } else {
             p.pinned = p.origin == Origin.APPLICATION;
             p.reason = switch (p.origin) {
@@ -165,6 +169,22 @@ final class Eligibility {
             Log.debug("pool " + p.name + ": " + (p.pinned && p.policy != null ? policy + " from " + p.policy.source()
                     : p.pinned ? policy + " from the options (" + p.reason + ")" : "not pinned (" + p.reason + ")"));
         }
+    }
+
+    /**
+     * What frameworks call the one thread that wakes now and then to tidy up (Reactor's
+     * {@code boundedElastic-evictor}, Vert.x's {@code vertx-blocked-thread-checker}, gRPC's
+     * {@code grpc-shared-destroyer}, Netty's {@code HashedWheelTimer}): pinned, such a thread would
+     * claim a core node-wide for work that is idle nearly all the time.
+     */
+    static final String[] HOUSEKEEPING = {"evictor", "checker", "destroyer", "reaper", "cleaner", "housekeep", "watchdog",
+                                          "janitor", "scavenger", "expir", "timer"};
+
+    /** The housekeeping word in a thread's name (case ignored), or null. */
+    static String housekeeping(String threadName) {
+        String n = threadName.toLowerCase(java.util.Locale.ROOT);
+        for (String w : HOUSEKEEPING) if (n.contains(w)) return w;
+        return null;
     }
 
     /** {@code java.lang.VirtualThread} and the bound kind ({@code Thread.isVirtual()} is JDK 21+; we compile for 17). */

@@ -40,7 +40,7 @@ final class ThreadSets {
         for (Rule x : rules.list()) if (namesThreads(x)) r.add(x);
         this.rules = r.toArray(new Rule[0]);
         this.recognizers = recognize
-                ? new ThreadRecognizer[] {new NettyEventLoops(), new TomcatThreads(), new JettyThreads()}
+                ? new ThreadRecognizer[] {new NettyEventLoops(), new XnioIoThreads(), new TomcatThreads(), new JettyThreads()}
                 : new ThreadRecognizer[0];
     }
 

@@ -270,6 +270,25 @@ class PlacerTest {
     }
 
     @Test
+    void aSingleHousekeepingThreadIsNotPinnedUnlessARuleNamesIt() throws Exception {
+        Placer p = placer("", null);
+        ThreadPoolExecutor evictor = AppPools.fixed(1, p::poolCreated);
+        start(p, evictor, "boundedElastic-evictor", 1);
+        assertFalse(pool(p, evictor).pinned());
+        assertEquals("housekeeping thread (its name says 'evictor'): a rule pins it", pool(p, evictor).reason());
+        assertTrue(binder.calls.isEmpty(), binder.calls.toString());
+        // two threads are a pool, whatever their name
+        ThreadPoolExecutor two = AppPools.fixed(2, p::poolCreated);
+        start(p, two, "cache-cleaner", 2);
+        assertTrue(pool(p, two).pinned());
+
+        Placer ruled = placer("", "rule.t.match.thread=vertx-blocked-thread-checker*\nrule.t.split-at=pu\n");
+        ThreadPoolExecutor checker = AppPools.fixed(1, ruled::poolCreated);
+        start(ruled, checker, "vertx-blocked-thread-checker", 1);
+        assertTrue(pool(ruled, checker).pinned());
+    }
+
+    @Test
     void workersThatWouldOversubscribeAPieceShareThePoolScope() throws Exception {
         Placer p = placer("split-at=package", null);
         ThreadPoolExecutor pool = AppPools.fixed(6, p::poolCreated);
