@@ -33,6 +33,18 @@ public final class AppThreads {
         }
     }
 
+    /** A task that waits for {@code end}. */
+    public record Waiting(java.util.concurrent.CountDownLatch end) implements Runnable {
+        @Override
+        public void run() {
+            try {
+                end.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
     /** An unstarted plain thread running {@code r}. */
     public static Thread plain(Runnable r, String name) {
         return new Thread(r, name);

@@ -19,11 +19,36 @@ public final class ThreadsApp {
     private static final Map<String, String> SEEN = new ConcurrentHashMap<>();
 
     public static void main(String[] args) throws Exception {
+        if (args.length == 2 && args[0].equals("many")) {
+            many(Integer.parseInt(args[1]));
+            return;
+        }
         List<Thread> ts = new ArrayList<>();
         ts.add(new Thread(() -> record("pipe-1"), "pipe-1"));
         ts.add(new Thread(() -> record("pipe-2"), "pipe-2"));
         ts.add(new Thread(() -> record("unnamed")));
         ts.add(new Own("own-1"));
+        for (Thread t : ts) t.start();
+        for (Thread t : ts) t.join();
+        for (String line : new TreeMap<>(SEEN).values()) System.out.println(line);
+    }
+
+    /** {@code loop-1} .. {@code loop-N}, each recording its mask once all have started (a group that grew moved the first ones since). */
+    static void many(int n) throws Exception {
+        java.util.concurrent.CountDownLatch started = new java.util.concurrent.CountDownLatch(n);
+        List<Thread> ts = new ArrayList<>();
+        for (int i = 1; i <= n; i++) {
+            String name = "loop-" + i;
+            ts.add(new Thread(() -> {
+                started.countDown();
+                try {
+                    started.await();
+                } catch (InterruptedException e) {
+                    return;
+                }
+                record(name);
+            }, name));
+        }
         for (Thread t : ts) t.start();
         for (Thread t : ts) t.join();
         for (String line : new TreeMap<>(SEEN).values()) System.out.println(line);

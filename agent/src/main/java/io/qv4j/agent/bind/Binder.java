@@ -25,6 +25,14 @@ public interface Binder {
         return null;
     }
 
+    /**
+     * Binds thread {@code tid} of this process, not the caller: a group's plain thread has no later
+     * hook at which to move itself when its group is planned again. False where this binder cannot.
+     */
+    default boolean bindThread(long tid, CpuSet cpus) {
+        return false;
+    }
+
     /** What does the binding, for the report. */
     String describe();
 

@@ -106,6 +106,11 @@ public final class NativeAffinity implements Binder {
     }
 
     @Override
+    public boolean bindThread(long tid, CpuSet cpus) {
+        return tid > 0 && tid <= Integer.MAX_VALUE && setAffinity((int) tid, cpus) == 0;
+    }
+
+    @Override
     public String describe() {
         return "native";
     }

@@ -228,6 +228,7 @@ public final class Placer {
                 w.slot = p.slots.takeAt(ask, t);
                 if (w.slot < 0) w.slot = p.slots.take(t);
                 if (w.slot < 0 && registry.reclaimDead(p) > 0) w.slot = p.slots.take(t);
+                if (w.slot < 0 && p.grows) w.slot = grow(p, t, ask, e);
                 if (w.slot >= 0) w.cpuset = p.slots.piece(w.slot);
             }
             if (w.cpuset == null) w.cpuset = p.scope;
@@ -235,6 +236,40 @@ public final class Placer {
         }
         if (inherited != null && ApplicationBound.leftAlone(registry, w, e, events, inherited)) return;
         bind(w, e, t0);
+    }
+
+    /** The most threads a group of unknown size is planned for; beyond, threads share its scope. */
+    static final int GROUP_LIMIT = 4096;
+
+    /**
+     * A group of plain threads of unknown size has more threads than its plan has slots: it is
+     * planned again for one more (or for the slot the thread's name asks for), as a pool whose size
+     * changed, so its threads are dealt over the pieces as its policy deals that many (SPREAD: round
+     * robin, counts per piece differing by at most one) and the oversubscription rule sees them all.
+     * Threads already placed move at once, bound by their tid (they have no later hook). Returns
+     * {@code t}'s slot, or -1. Under the registry's lock.
+     */
+    private int grow(Pool p, Thread t, int ask, Env e) {
+        int tasks = Math.max(p.tasks + 1, ask + 1);
+        if (tasks > GROUP_LIMIT) return -1;
+        planner.resize(p, tasks, e);
+        registry.moves.remove(t);
+        if (p.slots == null) return -1;
+        int slot = p.slots.takeAt(ask, t);
+        if (slot < 0) slot = p.slots.take(t);
+        for (Map.Entry<Thread, Worker> x : registry.liveWorkers().entrySet()) {
+            Worker o = x.getValue();
+            CpuSet c = o.pool == p ? registry.moves.remove(x.getKey()) : null;
+            if (c == null) continue;
+            o.cpuset = c;
+            o.label = e.topology().label(c);
+            o.rebinds++;
+            o.bound = e.binder().bindThread(o.tid, c);
+            events.placed(p, o, e.binder().binds());
+            if (Log.isVerbose()) Log.debug("pool " + p.name + " grew to " + tasks + " threads: thread \"" + o.name + "\" -> " + o.label + e.binder().outcome(o.bound));
+        }
+        events.planned(p);
+        return slot;
     }
 
     /**

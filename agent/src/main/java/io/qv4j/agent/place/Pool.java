@@ -32,6 +32,7 @@ public final class Pool {
     boolean pinned;
     String reason;
     int tasks;                 // -1: unbounded
+    boolean grows;             // a group of plain threads of unknown size: planned again for each thread beyond its plan
     Slots slots;               // null until planned (and for unbounded pools)
     CpuSet scope;              // what threads without a slot get
     String universe;

@@ -86,6 +86,7 @@ public final class PoolRegistry {
         p.pinned = true;
         p.name = g.name();
         p.tasks = g.tasks();
+        p.grows = g.tasks() == 0;
         p.rule = g.rule();
         p.policy = g.policy();
         p.reason = g.reason();

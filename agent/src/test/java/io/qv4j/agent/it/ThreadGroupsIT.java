@@ -62,6 +62,39 @@ class ThreadGroupsIT {
         assertEquals(where.pus().size(), ((Number) pool.get("tasks")).intValue(), "no tasks=: one thread per piece: " + out);
     }
 
+    /**
+     * A rule's group of unknown size, three threads per allowed PU (split-at=pu): planned again as
+     * each thread beyond its plan starts, the threads placed before moved by tid. Three per PU
+     * oversubscribes, so all share the allowed PUs (kernel view), with the qv: line; with
+     * {@code oversubscribe=true} each PU holds three, never four and two.
+     */
+    @ParameterizedTest
+    @MethodSource("javas")
+    void aGroupLargerThanItsPiecesIsDealtEvenlyOrSharesTheScope(Path java) throws Exception {
+        Allowed where = Allowed.unrestricted();
+        int n = 3 * Math.min(4, where.pus().size());
+        Path f = Files.createTempFile("qv-rules", ".properties");
+        Files.writeString(f, "rule.loops.match.thread = loop-*\n");
+        String scope = String.join(",", where.pus().subList(0, n / 3));
+        String opts = "split-at=pu,config=" + f + "," + ownClaims();
+        Jvm.App shared = Jvm.app(java, List.of("taskset", "-c", scope), List.of(), opts,
+                List.of("target/test-classes"), "io.qv4j.testapps.ThreadsApp", Set.of("thread"), "many", Integer.toString(n));
+        assertEquals(n, shared.cpus().size(), shared.result().toString());
+        for (Map.Entry<String, String> e : shared.cpus().entrySet()) {
+            assertEquals(io.qv4j.topology.CpuSet.parse(scope), io.qv4j.topology.CpuSet.parse(e.getValue()), e.getKey() + ": " + shared.result());
+        }
+        assertTrue(shared.result().stderr().contains("would oversubscribe pieces"), shared.result().stderr());
+
+        Jvm.App even = Jvm.app(java, List.of("taskset", "-c", scope), List.of(), opts + ",oversubscribe=true",
+                List.of("target/test-classes"), "io.qv4j.testapps.ThreadsApp", Set.of("thread"), "many", Integer.toString(n));
+        Map<String, Integer> perPu = new java.util.HashMap<>();
+        for (String c : even.cpus().values()) perPu.merge(c, 1, Integer::sum);
+        Map<String, Integer> expected = new java.util.HashMap<>();
+        for (String pu : where.pus().subList(0, n / 3)) expected.put(pu, 3);
+        assertEquals(expected, perPu, even.result().toString());
+        Files.delete(f);
+    }
+
     @ParameterizedTest
     @MethodSource("javas")
     void withoutARuleNoPlainThreadMovesAndTheResultsAreTheSame(Path java) throws Exception {

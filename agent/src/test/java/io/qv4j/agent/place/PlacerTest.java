@@ -10,6 +10,7 @@ import io.qv4j.agent.node.Claims;
 import io.qv4j.agent.node.Node;
 import io.qv4j.api.Scope;
 import io.qv4j.testapps.AppPools;
+import io.qv4j.testapps.AppThreads;
 import io.qv4j.topology.CpuSet;
 import io.qv4j.topology.HwType;
 import io.qv4j.topology.SyntheticSpec;
@@ -267,6 +268,46 @@ class PlacerTest {
         assertEquals(CpuSet.range(0, 5), first.or(second.and(CpuSet.range(0, 5))), "second JVM takes the P-cores left: " + second);
         assertEquals(2, second.andNot(CpuSet.range(0, 5)).cardinality(), "then two E-cores: " + second);
         assertFalse(first.intersects(second));
+    }
+
+    /** The group of plain threads a rule names, after {@code names} started (each "on itself": the recording binder binds nothing). */
+    static Pool group(Topology machine, String options, String rule, RecordingBinder binder, String... names) throws Exception {
+        Placer p = new Placer(OptionsParser.parse(options, new Properties(), Map.of()), ConfigFileAccess.rules(rule), 1000);
+        p.ready(new Env(machine, machine.allowed(), binder, null, null, false));
+        for (String n : names) {
+            Thread t = AppThreads.plain(new AppThreads.Waiting(END), n); // a task of the application's, not of this package (the agent's)
+            t.setDaemon(true);
+            t.start();
+            p.threadStart(t);
+        }
+        synchronized (p.registry().lock) {
+            for (Pool x : p.registry().pools()) if (x.group()) return x;
+        }
+        throw new AssertionError("no group");
+    }
+
+    @Test
+    void aGroupOfUnknownSizeLargerThanItsPiecesIsDealtEvenly() throws Exception {
+        Topology three = SyntheticSpec.parse("numa:3 core:4");
+        Pool g = group(three, "split-at=numa", "rule.g.match.thread=loop-*\n", binder, "loop-1", "loop-2", "loop-3", "loop-4", "loop-5", "loop-6", "loop-7");
+        Map<CpuSet, Integer> per = new java.util.HashMap<>();
+        for (Worker w : g.workers()) per.merge(w.cpuset(), 1, Integer::sum);
+        assertEquals(Map.of(CpuSet.parse("0-3"), 3, CpuSet.parse("4-7"), 2, CpuSet.parse("8-11"), 2), per);
+        assertEquals(7, g.tasks());
+        assertFalse(g.oversubscribed());
+    }
+
+    @Test
+    void sixThreadsOfAGroupOnTwoPusShareThemAllRatherThanFourAndTwo() throws Exception {
+        Topology two = SyntheticSpec.parse("core:2");
+        Pool g = group(two, "", "rule.v.match.thread=vert.x-eventloop-thread-*\n", binder,
+                "vert.x-eventloop-thread-0", "vert.x-eventloop-thread-1", "vert.x-eventloop-thread-2",
+                "vert.x-eventloop-thread-3", "vert.x-eventloop-thread-4", "vert.x-eventloop-thread-5");
+        assertTrue(g.oversubscribed());
+        for (Worker w : g.workers()) assertEquals(CpuSet.parse("0-1"), w.cpuset(), w.name());
+        // the two placed before the group outgrew its PUs were moved by tid
+        assertEquals(2, binder.others.size(), binder.others.toString());
+        for (String o : binder.others) assertTrue(o.endsWith(" 0-1"), o);
     }
 
     @Test

@@ -17,6 +17,15 @@ final class RecordingBinder implements Binder {
         return true;
     }
 
+    /** Other threads bound by tid, in order: {@code tid cpus}. */
+    final List<String> others = new ArrayList<>();
+
+    @Override
+    public synchronized boolean bindThread(long tid, CpuSet cpus) {
+        others.add(tid + " " + cpus);
+        return true;
+    }
+
     @Override
     public String describe() {
         return "recording";
