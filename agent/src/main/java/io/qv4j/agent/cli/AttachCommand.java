@@ -46,6 +46,11 @@ final class AttachCommand {
         try {
             Targets.Published before = Targets.published(vm);
             if (before.marker() != null) {
+                String bad = badOptions(options);
+                if (bad != null) {
+                    err.println("qv: " + pid + ": " + bad);
+                    return 2;
+                }
                 Map<String, Object> m = Targets.map(JsonReader.parse(before.marker()));
                 out.println(pid + ": the qv4j agent is already there (" + describe(m) + "): nothing changed");
                 return 0;
@@ -95,6 +100,19 @@ final class AttachCommand {
             } catch (IOException ignored) {
                 // gone
             }
+        }
+    }
+
+    /**
+     * What is wrong with an option string, checked here when the agent is already in the target
+     * and will not read it (a config file is the target's to read: not checked); null when nothing.
+     */
+    static String badOptions(String options) {
+        try {
+            io.qv4j.agent.config.OptionsParser.parse(options, new java.util.Properties(), Map.of());
+            return null;
+        } catch (io.qv4j.agent.config.OptionException e) {
+            return e.getMessage().startsWith("config=") ? null : e.getMessage();
         }
     }
 

@@ -5,6 +5,7 @@ import io.qv4j.topology.TopologyException;
 import java.io.PrintStream;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 
 /**
  * {@code java -jar qv-agent.jar COMMAND ...}: the engine for humans and scripts. Errors are one
@@ -33,9 +34,63 @@ public final class Main {
             "        loads the agent into a running JVM with these options and prints what it placed",
             "  help  this text",
             "",
+            "COMMAND --help: its options and an example. --version: the version.",
             "--debug (any command) prints the stack trace of an error.");
 
+    /** Each command's {@code --help}: its options with their defaults, and an example. */
+    static final Map<String, String> HELP = Map.of(
+            "topology", String.join("\n",
+                    "usage: java -jar qv-agent.jar topology [--fsroot DIR | --input FILE|SPEC] [--format text|json]",
+                    "  the machine as the agent sees it: packages, NUMA nodes, caches, cores, PUs, devices, CPU kinds",
+                    "  --fsroot DIR     a sysfs/procfs dump (DIR/sys, DIR/proc); default: this machine",
+                    "  --input FILE     an hwloc v2 XML file (lstopo --of xml), or a synthetic spec",
+                    "                   such as 'package:2 numa:2 l3:1 core:8 pu:2 gpu:1 nic:1'",
+                    "  --format F       text (default) or json",
+                    "example: java -jar qv-agent.jar topology --input 'package:2 core:4 pu:2'"),
+            "plan", String.join("\n",
+                    "usage: java -jar qv-agent.jar plan [--input FILE|SPEC | --fsroot DIR] [--options 'k=v,...']",
+                    "       [--split N | --split-at TYPE] [--color C] [--kind K] --tasks T [--format text|json|svg]",
+                    "  which PUs and devices each of T workers of a pool gets, as the agent plans it",
+                    "  --input, --fsroot as for topology; default: this machine",
+                    "  --options S      the agent's option string; default: the agent's defaults",
+                    "  --split N        N regular pieces; --split-at TYPE one piece per package, numa, l3, l2, core (default), pu, gpu, nic",
+                    "  --color C        auto, packed, spread (default) or a piece number",
+                    "  --kind K         auto (default), performance, efficiency, any or an efficiency rank",
+                    "  --tasks T        the pool's size (required)",
+                    "  --format F       text (default), json or svg",
+                    "example: java -jar qv-agent.jar plan --input 'package:2 core:4 pu:2' --split-at core --tasks 3"),
+            "partition", String.join("\n",
+                    "usage: java -jar qv-agent.jar partition --parts P [--method exact|orb] [--format text|json] (WEIGHT... | --file F)",
+                    "  cuts a list of work weights into P contiguous parts",
+                    "  --parts P        how many parts (required)",
+                    "  --method M       exact (default: the lightest heaviest part) or orb (bisection)",
+                    "  --file F         the weights, one per line, # comments; else the weights as arguments",
+                    "  --format F       text (default) or json",
+                    "example: java -jar qv-agent.jar partition --parts 2 5 1 1 1 2"),
+            "status", String.join("\n",
+                    "usage: java -jar qv-agent.jar status [PID...] [--format text|json]",
+                    "  what the agent in each running JVM of yours (or those PIDs) placed, and each worker's kernel mask now",
+                    "  --format F       text (default) or json",
+                    "example: java -jar qv-agent.jar status 4242"),
+            "attach", String.join("\n",
+                    "usage: java -jar qv-agent.jar attach PID [key=value,...] [--wait MILLIS] [--format text|json]",
+                    "  loads the agent into a running JVM of yours with these options, then prints what it placed",
+                    "  key=value,...    the agent's options (README, \"The agent\"); default: its defaults",
+                    "  --wait MILLIS    how long to wait for placement before printing (default 1000)",
+                    "  --format F       text (default) or json",
+                    "example: java -jar qv-agent.jar attach 4242 split-at=numa,verbose=true"),
+            "help", USAGE);
+
     private Main() {
+    }
+
+    /** This build's version, from the jar. */
+    static String version() {
+        try (java.io.InputStream in = Main.class.getResourceAsStream("version.txt")) {
+            return in == null ? "(version unknown)" : new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).strip();
+        } catch (java.io.IOException e) {
+            return "(version unknown)";
+        }
     }
 
     public static void main(String[] args) {
@@ -51,6 +106,14 @@ public final class Main {
             return 2;
         }
         String command = args.remove(0);
+        if (command.equals("--version") || command.equals("version")) {
+            out.println("qv4j " + version());
+            return 0;
+        }
+        if ((args.contains("--help") || args.contains("-h")) && HELP.containsKey(command)) {
+            out.println(HELP.get(command));
+            return 0;
+        }
         try {
             int code = 0;
             switch (command) {
@@ -60,7 +123,7 @@ public final class Main {
                 case "status" -> code = StatusCommand.run(args, out, err);
                 case "attach" -> code = AttachCommand.run(args, out, err);
                 case "help", "--help", "-h" -> out.println(USAGE);
-                default -> throw new UsageException("unknown command '" + command + "' (commands: topology, plan, partition, status, attach, help)");
+                default -> throw new UsageException("unknown command '" + command + "' (commands: topology, plan, partition, status, attach, help, --version)");
             }
             out.flush();
             err.flush();

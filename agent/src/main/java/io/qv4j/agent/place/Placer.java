@@ -298,7 +298,15 @@ public final class Placer {
 
     private void bind(Worker w, Env e, long t0) {
         if (wantTid) w.tid = e.binder().currentTid();
-        w.bound = e.binder().bind(w.cpuset);
+        CpuSet c = w.cpuset;
+        w.bound = e.binder().bind(c);
+        if (w.pool.grows) {
+            // its group may have grown between this thread's slot and its bind (grow() moves placed threads by tid)
+            synchronized (registry.lock) {
+                c = c.equals(w.cpuset) ? null : w.cpuset;
+            }
+            if (c != null) w.bound = e.binder().bind(c);
+        }
         if (w.bound) boundAny = true;
         w.startNanos = System.nanoTime() - t0;
         events.placed(w.pool, w, e.binder().binds());

@@ -39,6 +39,28 @@ class MainTest {
     }
 
     @Test
+    void everyCommandsHelpGivesItsOptionsAndAnExampleAndEndsZero() {
+        for (String c : new String[] {"topology", "plan", "partition", "status", "attach"}) {
+            for (String flag : new String[] {"--help", "-h"}) {
+                Run r = run(c, flag);
+                assertEquals(0, r.code(), c + " " + flag + ": " + r.err());
+                assertTrue(r.out().startsWith("usage: java -jar qv-agent.jar " + c), r.out());
+                assertTrue(r.out().contains("\nexample: java -jar qv-agent.jar " + c + " "), r.out());
+                assertEquals("", r.err());
+            }
+        }
+        assertEquals(0, run("help").code());
+        assertTrue(run("help").out().contains("COMMAND --help"));
+    }
+
+    @Test
+    void versionPrintsTheBuildsVersion() {
+        Run r = run("--version");
+        assertEquals(0, r.code());
+        assertTrue(r.out().matches("qv4j \\d+\\.\\d+\\.\\d+\\S*\n"), r.out());
+    }
+
+    @Test
     void missingFileIsNamed(@TempDir Path dir) {
         String f = dir.resolve("nope.xml").toString();
         assertOneLineError(run("topology", "--input", f), f, "no such file");

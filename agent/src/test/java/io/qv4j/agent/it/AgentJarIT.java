@@ -27,6 +27,7 @@ import java.util.zip.ZipEntry;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -159,6 +160,18 @@ class AgentJarIT {
             assertEquals(LAUNCHER, a.getValue("Main-Class"));
             assertEquals("true", a.getValue("Multi-Release"));
             assertEquals("true", a.getValue("Can-Retransform-Classes"));
+            assertEquals("qv4j", a.getValue("Implementation-Title"));
+        }
+    }
+
+    /** The internal classifier jar (the agent's classes for this project's benchmarks) is no agent: -javaagent on it would fail to start. */
+    @Test
+    void theInternalJarCarriesNoAgentManifest() throws Exception {
+        Path internal = Jvm.agentJar().resolveSibling("qv-agent-internal.jar");
+        org.junit.jupiter.api.Assumptions.assumeTrue(Files.exists(internal), "no internal jar beside " + Jvm.agentJar());
+        try (JarFile jar = new JarFile(internal.toFile())) {
+            Attributes a = jar.getManifest().getMainAttributes();
+            for (String key : new String[] {"Premain-Class", "Agent-Class", "Main-Class", "Launcher-Agent-Class"}) assertNull(a.getValue(key), key);
         }
     }
 

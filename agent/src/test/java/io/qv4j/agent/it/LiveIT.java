@@ -250,6 +250,10 @@ class LiveIT {
                 assertTrue(ok.stdout().lines().anyMatch(l -> l.contains("  " + e.getKey() + " ") && l.endsWith("ok")), ok.stdout());
             }
 
+            Jvm.Result badAgain = Jvm.cli(java, List.of(), "attach", Long.toString(app.pid()), "color=purple");
+            assertEquals(2, badAgain.exitCode(), "a bad option is an error even with the agent there: " + badAgain);
+            assertTrue(badAgain.stderr().contains("qv: " + app.pid() + ": bad value color=purple (allowed: "), badAgain.stderr());
+
             Jvm.Result again = Jvm.cli(java, List.of(), "attach", Long.toString(app.pid()), "split-at=pu,color=packed");
             assertEquals(0, again.exitCode(), again.toString());
             assertTrue(again.stdout().contains("the qv4j agent is already there (options split-at=core,pools=app-*, attached): nothing changed"), again.stdout());
