@@ -138,7 +138,7 @@ final class StatusCommand {
         Map<String, Object> a = Targets.map(report.get("agent"));
         out.println("  scope " + a.get("jvmScope") + ", policy " + a.get("policy") + ", bind " + a.get("bind") + ", binder " + a.get("binder")
                 + (a.get("problem") != null ? ", problem: " + a.get("problem") : ""));
-        if (a.get("node") != null) out.println("  node: " + compact(a.get("node")));
+        if (a.get("node") != null) for (String line : node(Targets.map(a.get("node")))) out.println("  " + line);
         List<Object> kinds = a.get("cpukinds") == null ? List.of() : Targets.list(a.get("cpukinds"));
         if (kinds.size() > 1) {
             List<String> each = new ArrayList<>();
@@ -182,7 +182,32 @@ final class StatusCommand {
         }
     }
 
-    static String compact(Object o) {
-        return Json.write(o).strip().replaceAll("\\s*\\n\\s*", " ");
+    /**
+     * The report's {@code agent.node} as prose: {@code launcher: ...} where there is one, then
+     * {@code claims: node, directory D, this JVM holds 0-1, OpenHFT files held 0-1}, and what was lost.
+     */
+    static List<String> node(Map<String, Object> n) {
+        List<String> out = new ArrayList<>();
+        if (n.get("launcher") != null) {
+            out.add("launcher: " + n.get("launcher") + ", local rank " + n.get("localRank") + " of " + n.get("localSize") + ", "
+                    + n.get("launcherDecision") + (Boolean.TRUE.equals(n.get("appliedToProcess")) ? ", applied to the whole process" : "")
+                    + (n.get("launcherNoBinding") != null ? ", told not to bind (" + n.get("launcherNoBinding") + ")" : ""));
+        }
+        if (n.get("cpuQuota") != null) {
+            out.add("CPU quota: " + n.get("cpuQuota") + " CPUs" + (Boolean.TRUE.equals(n.get("quotaBelowAllowed")) ? ", below the allowed PUs" : ""));
+        }
+        StringBuilder c = new StringBuilder("claims: " + n.get("claims"));
+        if (n.get("claimsDir") != null) c.append(", directory ").append(n.get("claimsDir"));
+        if (n.get("claimsRefused") != null) c.append(", refused: ").append(n.get("claimsRefused"));
+        if (n.get("claimed") != null) c.append(", this JVM holds ").append(n.get("claimed").toString().isEmpty() ? "nothing" : n.get("claimed"));
+        if (n.get("openhftHeld") != null && !n.get("openhftHeld").toString().isEmpty()) c.append(", OpenHFT files held ").append(n.get("openhftHeld"));
+        out.add(c.toString());
+        Map<String, Object> lost = n.get("claimsLost") == null ? Map.of() : Targets.map(n.get("claimsLost"));
+        if (!lost.isEmpty()) {
+            List<String> each = new ArrayList<>();
+            lost.forEach((pu, who) -> each.add("pu " + pu + " to " + who));
+            out.add("claims lost: " + String.join(", ", each));
+        }
+        return out;
     }
 }

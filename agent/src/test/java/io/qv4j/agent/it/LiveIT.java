@@ -189,7 +189,8 @@ class LiveIT {
                 assertTrue(row.strip().startsWith(t.get("tid").toString()), row);
                 assertTrue(row.contains(" " + kernelOf(app.pid(), ((Number) t.get("tid")).longValue()) + " ") && row.endsWith("ok"), row);
             }
-            assertTrue(text.stdout().contains("node: "), text.stdout());
+            assertTrue(text.stdout().lines().anyMatch(l -> l.startsWith("  claims: node, directory ") && l.contains(", this JVM holds ")), text.stdout());
+            assertFalse(text.stdout().contains("{") || text.stdout().contains("\""), "prose and tables, no JSON: " + text.stdout());
 
             Jvm.Result all = Jvm.cli(java, List.of(), "status", "--format", "json");
             assertEquals(0, all.exitCode(), all.toString());
