@@ -1,5 +1,6 @@
 package io.qv4j.agent.cli;
 
+import io.qv4j.agent.platform.TopologyInput;
 import io.qv4j.agent.report.JsonReader;
 import com.sun.tools.attach.VirtualMachine;
 import io.qv4j.agent.report.Json;
@@ -14,7 +15,7 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * {@code status [PID...] [--format text|json]}: what the agent in each running JVM placed, next
+ * {@code status [PID...] [--format text|json|svg]}: what the agent in each running JVM placed, next
  * to what the kernel says now. The agent publishes its report in the JVM's agent properties; this
  * command reads them through the Attach API and reads each worker's mask from
  * {@code /proc/PID/task/TID/status} itself. Without PIDs: every JVM of this user running the agent.
@@ -26,8 +27,20 @@ final class StatusCommand {
 
     static int run(List<String> argv, PrintStream out, PrintStream err) {
         Args args = Args.parse("status", argv, Set.of("--format"), Set.of(), true);
-        String format = args.choice("--format", "text", "text", "json");
+        String format = args.choice("--format", "text", "text", "json", "svg");
         boolean named = !args.positional().isEmpty();
+        if (format.equals("svg")) {
+            if (args.positional().size() != 1) throw new UsageException("status: --format svg draws one JVM: give its PID");
+            Map<String, Object> j;
+            try {
+                j = read(pids("status", args.positional()).get(0));
+            } catch (Targets.Refusal r) {
+                err.println("qv: " + r.getMessage());
+                return 1;
+            }
+            out.print(svg(TopologyInput.live(), j));
+            return 0;
+        }
         List<Long> pids = named ? pids("status", args.positional()) : Targets.jvms();
         List<Map<String, Object>> jvms = new ArrayList<>();
         int code = 0;
@@ -123,6 +136,34 @@ final class StatusCommand {
             matches = kernel != null && CpuSet.parse(kernel).equals(CpuSet.parse(planned.toString()));
         }
         t.put("matches", matches);
+    }
+
+    /**
+     * The JVM drawn as {@code plan --format svg} draws a plan ({@link PlanSvg}): each live worker of
+     * a pinned pool on the PUs the kernel shows now, {@code !} after its name where that differs
+     * from the plan; PUs outside the JVM's scope crossed out.
+     */
+    static String svg(io.qv4j.topology.Topology t, Map<String, Object> j) {
+        Map<String, Object> report = j.get("report") == null ? Map.of() : Targets.map(j.get("report"));
+        Map<String, Object> a = report.get("agent") == null ? Map.of() : Targets.map(report.get("agent"));
+        CpuSet scope = a.get("jvmScope") == null ? t.allowed() : CpuSet.parse(a.get("jvmScope").toString());
+        Map<Integer, List<String>> onPu = new java.util.TreeMap<>();
+        int workers = 0;
+        for (Object o : Targets.list(report.get("pools"))) {
+            Map<String, Object> p = Targets.map(o);
+            if (!Boolean.TRUE.equals(p.get("pinned"))) continue;
+            for (Object to : Targets.list(p.get("threads"))) {
+                Map<String, Object> w = Targets.map(to);
+                if (Boolean.TRUE.equals(w.get("exited"))) continue;
+                Object cpus = w.get("kernel") != null ? w.get("kernel") : w.get("cpuset");
+                if (cpus == null) continue;
+                String name = w.get("name") + (Boolean.FALSE.equals(w.get("matches")) ? "!" : "");
+                CpuSet.parse(cpus.toString()).stream().forEach(pu -> onPu.computeIfAbsent(pu, k -> new ArrayList<>()).add(name));
+                workers++;
+            }
+        }
+        String caption = "JVM " + j.get("pid") + ": " + workers + " workers of pinned pools where the kernel has them now (! = not where the agent put it)";
+        return PlanSvg.draw(t, pu -> !scope.contains(pu) ? "x" : String.join(",", onPu.getOrDefault(pu, List.of())), caption);
     }
 
     static void text(Map<String, Object> j, PrintStream out) {

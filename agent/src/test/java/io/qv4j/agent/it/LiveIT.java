@@ -14,6 +14,7 @@ import javax.management.remote.JMXConnector;
 import javax.management.remote.JMXConnectorFactory;
 import javax.management.remote.JMXServiceURL;
 import java.io.BufferedReader;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
@@ -191,6 +192,15 @@ class LiveIT {
             }
             assertTrue(text.stdout().lines().anyMatch(l -> l.startsWith("  claims: node, directory ") && l.contains(", this JVM holds ")), text.stdout());
             assertFalse(text.stdout().contains("{") || text.stdout().contains("\""), "prose and tables, no JSON: " + text.stdout());
+
+            Jvm.Result svg = Jvm.cli(java, List.of(), "status", Long.toString(app.pid()), "--format", "svg");
+            assertEquals(0, svg.exitCode(), svg.toString());
+            org.w3c.dom.NodeList texts = javax.xml.parsers.DocumentBuilderFactory.newInstance().newDocumentBuilder()
+                    .parse(new ByteArrayInputStream(svg.stdout().getBytes(StandardCharsets.UTF_8))).getElementsByTagName("text");
+            StringBuilder drawn = new StringBuilder();
+            for (int i = 0; i < texts.getLength(); i++) drawn.append(texts.item(i).getTextContent()).append('\n');
+            Set<String> words = new HashSet<>(List.of(drawn.toString().split("[\\s,]+")));
+            for (Map<String, Object> t : threads.values()) assertTrue(words.contains(t.get("name").toString()), t.get("name") + " not drawn: " + drawn);
 
             Jvm.Result all = Jvm.cli(java, List.of(), "status", "--format", "json");
             assertEquals(0, all.exitCode(), all.toString());
