@@ -26,9 +26,30 @@ final class StatusCommand {
     }
 
     static int run(List<String> argv, PrintStream out, PrintStream err) {
-        Args args = Args.parse("status", argv, Set.of("--format"), Set.of(), true);
+        // --watch takes an optional interval: the word after it, when that is a number
+        List<String> rest = new ArrayList<>(argv);
+        double watch = -1;
+        int w = rest.indexOf("--watch");
+        if (w >= 0) {
+            rest.remove(w);
+            watch = 1;
+            if (w < rest.size() && rest.get(w).matches("[0-9]+(\\.[0-9]+)?")) watch = Double.parseDouble(rest.remove(w));
+            if (watch < 0.1 || watch > 3600) throw new UsageException("status: --watch " + StatusWatch.fmt(watch) + " is not an interval of 0.1 to 3600 seconds");
+        }
+        Args args = Args.parse("status", rest, Set.of("--format", "--count"), Set.of(), true);
         String format = args.choice("--format", "text", "text", "json", "svg");
         boolean named = !args.positional().isEmpty();
+        if (watch > 0) {
+            if (format.equals("svg")) throw new UsageException("status: --watch draws text or json, not svg");
+            long count = args.has("--count") ? args.positiveInt("--count") : 0;
+            try {
+                return new StatusWatch(named ? pids("status", args.positional()) : List.of(), named, watch, format.equals("json"), count, out, err).run();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return 1;
+            }
+        }
+        if (args.has("--count")) throw new UsageException("status: --count goes with --watch");
         if (format.equals("svg")) {
             if (args.positional().size() != 1) throw new UsageException("status: --format svg draws one JVM: give its PID");
             Map<String, Object> j;

@@ -20,7 +20,10 @@ import java.util.function.Supplier;
  * {@code qv-status}, started once the agent is ready: it publishes first {@link #FIRST_PUBLISH_MILLIS}
  * after start-up (at once after a dynamic attach), then republishes the report at most every
  * {@link #COALESCE_MILLIS} after a change, and registers the MXBean once a platform MBean server
- * exists (someone uses JMX), never creating one itself.
+ * exists (someone uses JMX), never creating one itself. While {@code status --watch} watches this
+ * JVM (it touches {@code watch-PID} in the claims directory, owner-only, at each refresh), the
+ * report is republished every {@link #WATCH_MILLIS} with the pools' counters; otherwise that costs
+ * one {@code stat} a second.
  */
 public final class Live implements Runnable {
 
@@ -28,6 +31,11 @@ public final class Live implements Runnable {
     /** Nothing is published sooner after start-up: a short run pays nothing for being watchable. */
     static final long FIRST_PUBLISH_MILLIS = 1000;
     static final long MX_POLL_MILLIS = 1000;
+    /** How often a watched JVM republishes, and how long a watch request stays fresh. */
+    static final long WATCH_MILLIS = 500;
+    static final long WATCH_FRESH_MILLIS = 3000;
+
+    private static volatile java.nio.file.Path watchFile;
 
     private static volatile Instrumentation inst;
     private static volatile Supplier<Map<String, Object>> report;
@@ -53,6 +61,24 @@ public final class Live implements Runnable {
         since = System.currentTimeMillis();
         if (attached) publishMarker();
         if (ready) begin();
+    }
+
+    /** Where a {@code status --watch} asks this JVM to republish often: {@code DIR/watch-PID}; null when there are no claims. */
+    public static void watchedThrough(java.nio.file.Path claimsDir) {
+        watchFile = claimsDir == null ? null : claimsDir.resolve("watch-" + ProcessHandle.current().pid());
+    }
+
+    /** Whether a watcher touched the watch file lately (a link or anything but a regular file does not count). */
+    static boolean watched() {
+        java.nio.file.Path f = watchFile;
+        if (f == null) return false;
+        try {
+            java.nio.file.attribute.BasicFileAttributes a = java.nio.file.Files.readAttributes(f,
+                    java.nio.file.attribute.BasicFileAttributes.class, java.nio.file.LinkOption.NOFOLLOW_LINKS);
+            return a.isRegularFile() && System.currentTimeMillis() - a.lastModifiedTime().toMillis() < WATCH_FRESH_MILLIS;
+        } catch (java.io.IOException | RuntimeException e) {
+            return false;
+        }
     }
 
     /** A dynamic attach refused its options: the attaching command reads this message. */
@@ -164,8 +190,10 @@ public final class Live implements Runnable {
         while (true) {
             try {
                 if (!dirty) {
-                    if (mx) LockSupport.park(this);
-                    else LockSupport.parkNanos(this, Math.max(1, nextMx - System.nanoTime()));
+                    long wait = watchFile == null ? (mx ? Long.MAX_VALUE : nextMx - System.nanoTime()) : WATCH_MILLIS * 1_000_000L;
+                    if (wait == Long.MAX_VALUE) LockSupport.park(this);
+                    else LockSupport.parkNanos(this, Math.max(1, mx ? wait : Math.min(wait, nextMx - System.nanoTime())));
+                    if (!dirty && watched()) dirty = true;
                 }
                 if (!mx && System.nanoTime() - nextMx >= 0) {
                     mx = Mx.registerIfJmxInUse();

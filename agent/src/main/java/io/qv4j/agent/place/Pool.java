@@ -117,6 +117,18 @@ public final class Pool {
         return rule == null ? null : rule.name();
     }
 
+    /**
+     * What the pool says it has done: a {@code ThreadPoolExecutor}'s completed tasks, a
+     * {@code ForkJoinPool}'s steals; -1 for a group of plain threads or a pool gone. Takes the
+     * pool's own lock briefly: asked only when a report is made.
+     */
+    public long completedTasks() {
+        Object p = ref.get();
+        if (p instanceof java.util.concurrent.ThreadPoolExecutor t) return t.getCompletedTaskCount();
+        if (p instanceof java.util.concurrent.ForkJoinPool f) return f.getStealCount();
+        return -1;
+    }
+
     public int tasks() {
         return tasks;
     }

@@ -30,6 +30,7 @@ public final class PlacementReport {
         Env e = placer.env();
         Topology topology = e == null ? null : e.topology();
         Map<String, Object> out = new LinkedHashMap<>();
+        out.put("time", System.currentTimeMillis());
         Map<String, Object> agent = new LinkedHashMap<>();
         agent.put("bind", options.bind().word());
         agent.put("policy", options.policy().toString());
@@ -84,6 +85,8 @@ public final class PlacementReport {
         m.put("sharesPus", p.sharesPus());
         m.put("oversubscribed", p.oversubscribed());
         m.put("started", p.started());
+        long done = p.completedTasks();
+        m.put("completedTasks", done < 0 ? null : done);
         List<Object> slots = new ArrayList<>();
         Slots s = p.slots();
         if (s != null) {

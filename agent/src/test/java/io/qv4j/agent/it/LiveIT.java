@@ -33,6 +33,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * A running JVM seen and steered from outside: {@code status} (agent report beside the kernel's
@@ -331,6 +332,75 @@ class LiveIT {
                 }
                 assertEquals(Set.of("fj-1", "fj-2"), inBean);
             }
+        }
+    }
+
+    /**
+     * {@code status PID --watch 0.2 --format json} through a pipe, five refreshes: each line parses,
+     * every worker is on a PU of the mask the kernel shows, that PU was busy, and the pool's
+     * completed tasks grow with a positive rate.
+     */
+    @ParameterizedTest
+    @MethodSource("javas")
+    void watchThroughAPipeIsAJsonLinePerIntervalWithEachWorkerWhereTheKernelHasIt(Path java) throws Exception {
+        try (Busy app = busy(java, "split-at=core,color=spread", 2)) {
+            boundThreads(java, app.pid(), 2);
+            Jvm.Result r = Jvm.cli(java, List.of(), "status", Long.toString(app.pid()), "--watch", "0.2", "--format", "json", "--count", "5");
+            assertEquals(0, r.exitCode(), r.toString());
+            List<String> lines = r.stdout().lines().toList();
+            assertEquals(5, lines.size(), r.stdout());
+            long lastDone = -1;
+            Double lastRate = null;
+            for (String line : lines) {
+                Map<String, Object> v = map(JsonReader.parse(line));
+                Map<Long, Double> load = new HashMap<>();
+                for (Object p : list(v.get("pus"))) if (map(p).get("load") instanceof Number n) load.put(((Number) map(p).get("pu")).longValue(), n.doubleValue());
+                Map<String, Object> jvm = map(list(v.get("jvms")).get(0));
+                assertEquals(app.pid(), ((Number) jvm.get("pid")).longValue());
+                Map<String, Object> pool = map(list(jvm.get("pools")).get(0));
+                assertEquals(2, list(pool.get("workers")).size(), line);
+                for (Object wo : list(pool.get("workers"))) {
+                    Map<String, Object> w = map(wo);
+                    long tid = ((Number) w.get("tid")).longValue();
+                    String kernel = kernelOf(app.pid(), tid);
+                    assertEquals(kernel, w.get("cpus"), line);
+                    long pu = ((Number) w.get("pu")).longValue();
+                    assertTrue(io.qv4j.topology.CpuSet.parse(kernel).contains((int) pu), line);
+                    assertTrue(load.get(pu) >= 0.1, "the PU of a busy worker is busy: " + line);
+                }
+                long done = ((Number) pool.get("completedTasks")).longValue();
+                assertTrue(done >= lastDone, line);
+                lastDone = done;
+                if (pool.get("tasksPerSecond") instanceof Number n) lastRate = n.doubleValue();
+            }
+            assertTrue(lastRate != null && lastRate > 0, "a positive rate: " + r.stdout());
+        }
+    }
+
+    /**
+     * On a terminal (a pseudo-terminal from {@code script}) the view is drawn in place (cursor home,
+     * not scrolled), {@code q} ends it with exit 0, and the terminal's settings are as before.
+     */
+    @Test
+    void watchOnATerminalRedrawsInPlaceAndQEndsItRestoringTheTerminal() throws Exception {
+        assumeTrue(Files.isExecutable(Path.of("/usr/bin/script")), "needs script(1) for a pseudo-terminal");
+        Path java = Jvm.javas().get(0);
+        try (Busy app = busy(java, "", 2)) {
+            boundThreads(java, app.pid(), 2);
+            String cmd = "stty -g; " + java + " -jar " + Jvm.agentJar() + " status " + app.pid() + " --watch 0.2; echo rc=$?; stty -g";
+            Process p = new ProcessBuilder("script", "-q", "-e", "-c", cmd, "/dev/null").redirectErrorStream(true).start();
+            Thread.sleep(2500);
+            p.getOutputStream().write('q');
+            p.getOutputStream().flush();
+            assertTrue(p.waitFor(20, TimeUnit.SECONDS), "q ends it");
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertTrue(out.contains("rc=0"), out);
+            long redraws = out.split("\033\\[H", -1).length - 1;
+            assertTrue(redraws >= 3, "drawn in place " + redraws + " times: " + out);
+            assertTrue(out.contains("\033[?25h"), "cursor shown again");
+            List<String> settings = out.lines().map(String::strip).filter(l -> l.matches("[0-9a-f]+(:[0-9a-f]+)+")).toList();
+            assertEquals(2, settings.size(), out);
+            assertEquals(settings.get(0), settings.get(1), "the terminal as it was");
         }
     }
 

@@ -1,0 +1,383 @@
+package io.qv4j.agent.cli;
+
+import io.qv4j.agent.platform.TopologyInput;
+import io.qv4j.agent.report.Json;
+import io.qv4j.topology.Topology;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.PrintStream;
+import java.nio.channels.SeekableByteChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.FileTime;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * {@code status [PID...] --watch [INTERVAL]}: the placement of running JVMs, refreshed every
+ * INTERVAL seconds (default 1). Each refresh reads every PU's load over the interval from
+ * {@code /proc/stat}, each worker's PU, CPU time and migrations from {@code /proc/PID/task/TID}
+ * (no attach needed for those numbers), and the agent's report through the Attach API, and asks
+ * each agent to republish its report with the pools' counters (a {@code watch-PID} file touched in
+ * its owner-only claims directory). On a terminal: a full-screen view redrawn in place, {@code q}
+ * or Ctrl-C ends it and restores the terminal; through a pipe: the same view as a plain table per
+ * refresh; {@code --format json}: one JSON line per refresh. {@code --count N} stops after N.
+ */
+final class StatusWatch {
+
+    private final List<Long> pids;
+    private final boolean named;
+    private final double interval;
+    private final boolean json;
+    private final long count;
+    private final PrintStream out;
+    private final PrintStream err;
+    private final Topology topology = TopologyInput.live();
+    private long[][] lastStat; // per PU: busy, total
+    private final Map<String, long[]> lastThread = new HashMap<>(); // pid/tid -> cpu ticks, migrations, last PU
+    private final Map<String, double[]> lastPool = new HashMap<>(); // pid/pool id -> completed tasks, report time (ms), rate
+    private final List<Path> touched = new ArrayList<>();
+
+    StatusWatch(List<Long> pids, boolean named, double interval, boolean json, long count, PrintStream out, PrintStream err) {
+        this.pids = pids;
+        this.named = named;
+        this.interval = interval;
+        this.json = json;
+        this.count = count;
+        this.out = out;
+        this.err = err;
+    }
+
+    /** Runs until {@code q}, Ctrl-C, {@code --count} refreshes or the end of its output; the exit code. */
+    int run() throws InterruptedException {
+        Terminal term = !json && Terminal.isTerminal() ? Terminal.open() : null;
+        try {
+            if (term != null) out.print("\033[?25l\033[H\033[2J");
+            sample(); // the first interval's baseline
+            for (long n = 0; count <= 0 || n < count; n++) {
+                if (term != null ? term.waitForQuit((long) (interval * 1000)) : sleepFor((long) (interval * 1000))) break;
+                Map<String, Object> view = view();
+                if (json) out.println(oneLine(view));
+                else if (term != null) out.print("\033[H" + text(view, true).replace("\n", "\033[K\n") + "\033[J");
+                else out.println(text(view, false));
+                out.flush();
+                if (out.checkError()) break; // the reader went away
+            }
+            return 0;
+        } finally {
+            for (Path p : touched) {
+                try {
+                    Files.deleteIfExists(p);
+                } catch (IOException | RuntimeException ignored) {
+                    // the agent treats a stale request as none
+                }
+            }
+            if (term != null) {
+                out.print("\033[?25h\n");
+                out.flush();
+                term.close();
+            }
+        }
+    }
+
+    private static boolean sleepFor(long millis) throws InterruptedException {
+        Thread.sleep(millis);
+        return false;
+    }
+
+    /** One refresh: every PU's load, and per JVM its pools with their workers as the kernel has them now. */
+    Map<String, Object> view() {
+        long[][] stat = procStat();
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("time", System.currentTimeMillis());
+        m.put("interval", interval);
+        List<Object> pus = new ArrayList<>();
+        for (int pu = 0; pu < stat.length; pu++) {
+            if (stat[pu] == null) continue;
+            long[] before = lastStat != null && pu < lastStat.length ? lastStat[pu] : null;
+            Map<String, Object> p = new LinkedHashMap<>();
+            p.put("pu", pu);
+            p.put("load", before == null || stat[pu][1] == before[1] ? null : round((double) (stat[pu][0] - before[0]) / (stat[pu][1] - before[1])));
+            pus.add(p);
+        }
+        lastStat = stat;
+        m.put("pus", pus);
+        List<Object> jvms = new ArrayList<>();
+        for (long pid : pids.isEmpty() && !named ? Targets.jvms() : pids) {
+            Map<String, Object> j;
+            try {
+                j = StatusCommand.read(pid);
+            } catch (Targets.Refusal r) {
+                if (named) err.println("qv: " + r.getMessage());
+                continue;
+            }
+            jvms.add(jvm(pid, j));
+        }
+        m.put("jvms", jvms);
+        return m;
+    }
+
+    /** Takes the baselines: loads and CPU times are differences over an interval. */
+    private void sample() {
+        view();
+    }
+
+    private Map<String, Object> jvm(long pid, Map<String, Object> j) {
+        Map<String, Object> report = j.get("report") == null ? Map.of() : Targets.map(j.get("report"));
+        Map<String, Object> agent = Targets.map(report.get("agent"));
+        askForCounters(pid, Targets.map(agent.get("node")));
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("pid", pid);
+        m.put("command", j.get("command"));
+        m.put("jvmScope", agent.get("jvmScope"));
+        m.put("claimed", Targets.map(agent.get("node")).get("claimed"));
+        List<Object> pools = new ArrayList<>();
+        long at = report.get("time") instanceof Number n ? n.longValue() : System.currentTimeMillis();
+        for (Object o : Targets.list(report.get("pools"))) {
+            Map<String, Object> p = Targets.map(o);
+            if (!Boolean.TRUE.equals(p.get("pinned"))) continue;
+            Map<String, Object> pool = new LinkedHashMap<>();
+            pool.put("name", p.get("name"));
+            pool.put("tasks", p.get("tasks"));
+            Object done = p.get("completedTasks");
+            pool.put("completedTasks", done);
+            String key = pid + "/" + p.get("id");
+            Double rate = null;
+            if (done instanceof Number d) {
+                // over the agent's own report times: a report not yet republished keeps the last rate
+                double[] before = lastPool.get(key);
+                if (before != null && at > before[1]) rate = round((d.doubleValue() - before[0]) * 1000 / (at - before[1]));
+                else if (before != null && !Double.isNaN(before[2])) rate = before[2];
+                if (before == null || at > before[1]) lastPool.put(key, new double[] {d.doubleValue(), at, rate == null ? Double.NaN : rate});
+            }
+            pool.put("tasksPerSecond", rate);
+            List<Object> workers = new ArrayList<>();
+            for (Object to : Targets.list(p.get("threads"))) {
+                Map<String, Object> t = Targets.map(to);
+                if (Boolean.TRUE.equals(t.get("exited")) || !(t.get("tid") instanceof Number tid)) continue;
+                workers.add(worker(pid, tid.longValue(), t));
+            }
+            pool.put("workers", workers);
+            pools.add(pool);
+        }
+        m.put("pools", pools);
+        return m;
+    }
+
+    private Map<String, Object> worker(long pid, long tid, Map<String, Object> t) {
+        Map<String, Object> w = new LinkedHashMap<>();
+        w.put("name", t.get("name"));
+        w.put("tid", tid);
+        w.put("planned", t.get("cpuset"));
+        w.put("cpus", t.get("kernel"));
+        long[] now = taskStat(pid, tid);
+        w.put("pu", now == null ? null : now[2]);
+        long[] before = lastThread.get(pid + "/" + tid);
+        w.put("load", now == null || before == null ? null : round((now[0] - before[0]) / (100.0 * interval)));
+        w.put("migrations", now == null || before == null ? null : now[1] >= 0 ? now[1] - before[1] : (now[2] != before[2] ? 1 : 0));
+        if (now != null) lastThread.put(pid + "/" + tid, now);
+        return w;
+    }
+
+    /** Touches {@code watch-PID} in the JVM's claims directory (owner-only; a link there is not followed). */
+    private void askForCounters(long pid, Map<String, Object> node) {
+        Object dir = node.get("claimsDir");
+        if (dir == null) return;
+        Path f = Path.of(dir.toString(), "watch-" + pid);
+        try (SeekableByteChannel c = Files.newByteChannel(f, StandardOpenOption.CREATE, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
+            Files.setLastModifiedTime(f, FileTime.fromMillis(System.currentTimeMillis()));
+            if (!touched.contains(f)) touched.add(f);
+        } catch (IOException | RuntimeException e) {
+            // no counters for this JVM: the rest of the view stands
+        }
+    }
+
+    /** Per PU from /proc/stat: {busy, total} jiffies; null where the line is missing. */
+    static long[][] procStat() {
+        List<long[]> rows = new ArrayList<>();
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/stat"))) {
+                if (!line.startsWith("cpu") || line.startsWith("cpu ")) continue;
+                String[] f = line.trim().split("\\s+");
+                int pu = Integer.parseInt(f[0].substring(3));
+                long total = 0;
+                for (int i = 1; i < f.length && i <= 8; i++) total += Long.parseLong(f[i]);
+                long idle = Long.parseLong(f[4]) + (f.length > 5 ? Long.parseLong(f[5]) : 0);
+                while (rows.size() <= pu) rows.add(null);
+                rows.set(pu, new long[] {total - idle, total});
+            }
+        } catch (IOException | RuntimeException e) {
+            return new long[0][];
+        }
+        return rows.toArray(new long[0][]);
+    }
+
+    /** A thread's {utime + stime in ticks, migrations (-1 unknown), last PU}, or null when it is gone. */
+    static long[] taskStat(long pid, long tid) {
+        Path task = Path.of("/proc", Long.toString(pid), "task", Long.toString(tid));
+        try {
+            String s = Files.readString(task.resolve("stat"));
+            String[] f = s.substring(s.lastIndexOf(')') + 2).split(" ");
+            long cpu = Long.parseLong(f[11]) + Long.parseLong(f[12]);
+            long pu = Long.parseLong(f[36]);
+            long migrations = -1;
+            try {
+                for (String line : Files.readAllLines(task.resolve("sched"))) {
+                    if (line.startsWith("se.nr_migrations")) migrations = Long.parseLong(line.substring(line.indexOf(':') + 1).strip());
+                }
+            } catch (IOException | RuntimeException noSchedDebug) {
+                // counted from the last PU instead
+            }
+            return new long[] {cpu, migrations, pu};
+        } catch (IOException | RuntimeException e) {
+            return null;
+        }
+    }
+
+    private static double round(double v) {
+        return Math.round(v * 100) / 100.0;
+    }
+
+    static String oneLine(Map<String, Object> m) {
+        return Json.write(m).strip().replaceAll("\\s*\\n\\s*", " ");
+    }
+
+    /** The view as text: the machine with each PU's load and workers, then each pool's rate and workers. */
+    String text(Map<String, Object> view, boolean colour) {
+        boolean c = colour && System.getenv("NO_COLOR") == null;
+        Map<Integer, Double> load = new HashMap<>();
+        for (Object o : Targets.list(view.get("pus"))) {
+            Map<String, Object> p = Targets.map(o);
+            if (p.get("load") instanceof Number n) load.put(((Number) p.get("pu")).intValue(), n.doubleValue());
+        }
+        Map<Integer, List<String>> onPu = new TreeMap<>();
+        StringBuilder pools = new StringBuilder();
+        for (Object jo : Targets.list(view.get("jvms"))) {
+            Map<String, Object> j = Targets.map(jo);
+            pools.append("JVM ").append(j.get("pid")).append(": scope ").append(j.get("jvmScope")).append(", claims ").append(j.get("claimed"))
+                    .append("  ").append(j.get("command")).append('\n');
+            for (Object po : Targets.list(j.get("pools"))) {
+                Map<String, Object> p = Targets.map(po);
+                pools.append(String.format(Locale.ROOT, "  pool %s: %s workers, %s tasks/s%n", p.get("name"), p.get("tasks"),
+                        p.get("tasksPerSecond") == null ? "-" : String.format(Locale.ROOT, "%.0f", ((Number) p.get("tasksPerSecond")).doubleValue())));
+                pools.append(String.format(Locale.ROOT, "    %-24s %-8s %-4s %-10s %-10s %5s %s%n", "worker", "tid", "pu", "cpus", "planned", "cpu%", "migrations"));
+                for (Object wo : Targets.list(p.get("workers"))) {
+                    Map<String, Object> w = Targets.map(wo);
+                    if (w.get("pu") instanceof Number pu) onPu.computeIfAbsent(pu.intValue(), k -> new ArrayList<>()).add(String.valueOf(w.get("name")));
+                    pools.append(String.format(Locale.ROOT, "    %-24s %-8s %-4s %-10s %-10s %5s %s%n", w.get("name"), w.get("tid"), str(w.get("pu")),
+                            str(w.get("cpus")), str(w.get("planned")), w.get("load") == null ? "-" : String.format(Locale.ROOT, "%.0f", 100 * ((Number) w.get("load")).doubleValue()),
+                            str(w.get("migrations"))));
+                }
+            }
+        }
+        StringBuilder sb = new StringBuilder();
+        sb.append(String.format(Locale.ROOT, "qv4j status --watch %s s   %s%s%n", fmt(interval), new java.util.Date((Long) view.get("time")),
+                c ? "   (q quits)" : ""));
+        sb.append(TopologyText.draw(topology, pu -> {
+            Double l = load.get(pu);
+            String pct = l == null ? "  -" : String.format(Locale.ROOT, "%3.0f%%", 100 * l);
+            if (c && l != null && l >= 0.5) pct = "\033[1;31m" + pct + "\033[0m";
+            List<String> ws = onPu.get(pu);
+            return pu + ":" + pct + (ws == null ? "" : " " + String.join(",", ws));
+        }));
+        sb.append('\n').append(pools);
+        return sb.toString();
+    }
+
+    private static String str(Object o) {
+        return o == null ? "-" : o.toString();
+    }
+
+    static String fmt(double s) {
+        return s == Math.rint(s) ? String.valueOf((long) s) : String.valueOf(s);
+    }
+
+    /**
+     * The controlling terminal in character mode without echo while the view runs ({@code stty}
+     * on {@code /dev/tty}), its settings restored at the end and on Ctrl-C.
+     */
+    static final class Terminal {
+        private final String saved;
+        private final Thread restore;
+        private final InputStream keys;
+
+        private Terminal(String saved, InputStream keys) {
+            this.saved = saved;
+            this.keys = keys;
+            this.restore = new Thread(() -> {
+                stty(saved);
+                System.out.print("\033[?25h");
+                System.out.flush();
+            }, "qv-terminal-restore");
+            Runtime.getRuntime().addShutdownHook(restore);
+        }
+
+        /** Whether standard output is a terminal: {@code /proc/self/fd/1} leads to a tty or pts device. */
+        static boolean isTerminal() {
+            try {
+                String target = Files.readSymbolicLink(Path.of("/proc/self/fd/1")).toString();
+                return target.startsWith("/dev/pts/") || target.startsWith("/dev/tty");
+            } catch (IOException | RuntimeException e) {
+                return false;
+            }
+        }
+
+        static Terminal open() {
+            String saved = stty("-g");
+            if (saved == null) return null;
+            stty("-icanon -echo min 0 time 0");
+            return new Terminal(saved.strip(), System.in);
+        }
+
+        /** Waits up to {@code millis}; true when {@code q} (or end of input) came. */
+        boolean waitForQuit(long millis) throws InterruptedException {
+            long end = System.nanoTime() + millis * 1_000_000L;
+            while (System.nanoTime() < end) {
+                try {
+                    while (keys.available() > 0) {
+                        int k = keys.read();
+                        if (k == 'q' || k == 'Q' || k < 0) return true;
+                    }
+                } catch (IOException e) {
+                    return true;
+                }
+                Thread.sleep(Math.min(50, Math.max(1, (end - System.nanoTime()) / 1_000_000L)));
+            }
+            return false;
+        }
+
+        void close() {
+            stty(saved);
+            try {
+                Runtime.getRuntime().removeShutdownHook(restore);
+            } catch (IllegalStateException shuttingDown) {
+                // the hook restores
+            }
+        }
+
+        /** Runs {@code stty ARGS} on /dev/tty; its output, or null when it failed. */
+        static String stty(String args) {
+            try {
+                List<String> cmd = new ArrayList<>(List.of("stty"));
+                cmd.addAll(List.of(args.split(" ")));
+                Process p = new ProcessBuilder(cmd).redirectInput(new java.io.File("/dev/tty")).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+                String o = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+                return p.waitFor() == 0 ? o : null;
+            } catch (IOException | RuntimeException e) {
+                return null;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return null;
+            }
+        }
+    }
+}
