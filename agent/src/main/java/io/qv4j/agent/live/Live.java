@@ -186,14 +186,18 @@ public final class Live implements Runnable {
             return;
         }
         boolean mx = false;
+        boolean watching = false;
         long nextMx = System.nanoTime() + MX_POLL_MILLIS * 1_000_000L;
         while (true) {
             try {
                 if (!dirty) {
-                    long wait = watchFile == null ? (mx ? Long.MAX_VALUE : nextMx - System.nanoTime()) : WATCH_MILLIS * 1_000_000L;
+                    // with claims, the watch file is looked at once a second, twice while someone watches
+                    long wait = watchFile == null ? (mx ? Long.MAX_VALUE : nextMx - System.nanoTime())
+                            : (watching ? WATCH_MILLIS : 2 * WATCH_MILLIS) * 1_000_000L;
                     if (wait == Long.MAX_VALUE) LockSupport.park(this);
                     else LockSupport.parkNanos(this, Math.max(1, mx ? wait : Math.min(wait, nextMx - System.nanoTime())));
-                    if (!dirty && watched()) dirty = true;
+                    watching = watched();
+                    if (watching) dirty = true;
                 }
                 if (!mx && System.nanoTime() - nextMx >= 0) {
                     mx = Mx.registerIfJmxInUse();
