@@ -51,6 +51,7 @@ public final class ServersApp {
             case "reactor" -> reactor(loops);
             case "grpc" -> grpc(loops);
             case "undertow" -> undertow(loops);
+            case "parallel" -> parallel(loops);
             default -> throw new IllegalArgumentException(args[0]);
         }
         new TreeMap<>(SEEN).forEach((k, v) -> System.out.println(v));
@@ -141,6 +142,20 @@ public final class ServersApp {
         onEach(workers);
         channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
         server.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+    }
+
+    /** Reactor's {@code Schedulers.newParallel}: N single-thread scheduled pools, {@code parallel-1..N}; a task on each. */
+    static void parallel(int n) throws Exception {
+        reactor.core.scheduler.Scheduler s = reactor.core.scheduler.Schedulers.newParallel("parallel", n);
+        java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(n);
+        for (int i = 0; i < n; i++) {
+            s.createWorker().schedule(() -> {
+                record();
+                done.countDown();
+            });
+        }
+        done.await(10, TimeUnit.SECONDS);
+        s.dispose();
     }
 
     static void undertow(int loops) throws Exception {

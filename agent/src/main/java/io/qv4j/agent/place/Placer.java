@@ -213,6 +213,11 @@ public final class Placer {
         synchronized (registry.lock) {
             if (registry.known(t)) return;
             Pool p = registry.register(pool);
+            Pool family = family(p, t);
+            if (family != null) {
+                p = family;
+                ask = ThreadSets.slot(t.getName().substring(ThreadSets.trailingDigits(t.getName())));
+            }
             if (!p.planned) {
                 if (p.tasks == 0) p.tasks = planner.pieces(p, e);
                 if (p.carriers) p.parent = planner.carrierScope(e);
@@ -236,6 +241,31 @@ public final class Placer {
         }
         if (inherited != null && ApplicationBound.leftAlone(registry, w, e, events, inherited)) return;
         bind(w, e, t0);
+    }
+
+    /**
+     * The family {@code p} belongs to, or null: a pinned application {@code ScheduledThreadPoolExecutor}
+     * of one thread that no rule or annotation names, whose thread's name ends in a number, is one
+     * of the pools of one thread the same code made (Reactor's {@code parallel-1..N},
+     * {@code newSingleThreadScheduledExecutor}s made in a loop with numbered names; a plain pool of
+     * one may be resized into a pool, so it is not taken). Such a family is planned as one group, for as many
+     * members as have started (the name's number is the slot), so its threads spread over the
+     * pieces instead of each taking the first free one. Under the registry's lock.
+     */
+    private Pool family(Pool p, Thread t) {
+        if (p.group() || !p.pinned || p.policy != null || p.origin != Eligibility.Origin.APPLICATION || p.creator.key() == null) return null;
+        Object pool = p.ref.get();
+        if (!(pool instanceof java.util.concurrent.ScheduledThreadPoolExecutor s) || s.getCorePoolSize() != 1) return null;
+        String name = t.getName();
+        int d = ThreadSets.trailingDigits(name);
+        if (d == name.length() || d == 0) return null;
+        String prefix = NettyEventLoops.prefix(name);
+        ThreadSet g = new ThreadSet("family:" + p.creator.key() + ":" + prefix, prefix, p.type, 1, -1, null, null,
+                "family of single-thread pools " + prefix + "-N made by " + p.creator.text());
+        Pool f = registry.group(threads.key(g), g);
+        f.grows = true; // planned for the members seen so far: a family of one claims one piece, as its pool would
+        p.reason = "one of the family " + prefix + ", planned as one group";
+        return f;
     }
 
     /** The most threads a group of unknown size is planned for; beyond, threads share its scope. */

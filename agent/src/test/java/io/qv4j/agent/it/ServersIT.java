@@ -83,6 +83,26 @@ class ServersIT {
         }
     }
 
+    /**
+     * Reactor's {@code Schedulers.newParallel("parallel", 4)} (four single-thread scheduled pools)
+     * planned for a two-package machine ({@code bind=dry-run}): one group of four spread over both
+     * packages, not the first four free cores of the first.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("javas")
+    void reactorsParallelSchedulerSpreadsAsOneGroup(Path java) throws Exception {
+        Jvm.App r = Jvm.app(java, List.of(), List.of(), "bind=dry-run,topology=package:2 core:4 pu:2," + ThreadGroupsIT.ownClaims(), classpath(),
+                "io.qv4j.testapps.ServersApp", Set.of("thread"), "parallel", "4");
+        assertEquals(0, r.result().exitCode(), r.result().toString());
+        Set<String> cpus = new HashSet<>();
+        for (int k = 1; k <= 4; k++) cpus.add(String.valueOf(AgentPlacementIT.reportThread(r, "parallel-" + k).get("cpuset")));
+        assertEquals(Set.of("0-1", "4-5", "8-9", "12-13"), cpus, r.report().toString());
+    }
+
+    static List<Path> javas() throws Exception {
+        return Jvm.javas();
+    }
+
     private static List<String> answers(Jvm.App r) {
         List<String> out = new ArrayList<>();
         for (String line : r.result().stdout().split("\n")) if (line.startsWith("answer ")) out.add(line);

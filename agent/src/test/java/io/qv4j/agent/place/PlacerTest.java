@@ -310,6 +310,38 @@ class PlacerTest {
         for (String o : binder.others) assertTrue(o.endsWith(" 0-1"), o);
     }
 
+    /** Reactor's Schedulers.parallel(): N single-thread pools named parallel-1..N by the same code, spread as one group. */
+    @Test
+    void aFamilyOfSingleThreadPoolsMadeByTheSameCodeSpreadsAsOneGroup() throws Exception {
+        Placer p = placer("", null);
+        List<CpuSet> got = new ArrayList<>();
+        List<ThreadPoolExecutor> pools = new ArrayList<>();
+        for (int k = 1; k <= 4; k++) {
+            ThreadPoolExecutor one = AppPools.scheduledOne(p::poolCreated);
+            p.workerStart(one, alive("parallel-" + k));
+            pools.add(one);
+        }
+        for (ThreadPoolExecutor one : pools) assertEquals("one of the family parallel, planned as one group", pool(p, one).reason());
+        Pool family;
+        synchronized (p.registry().lock) {
+            family = p.registry().pools().stream().filter(x -> x.group()).findFirst().orElseThrow();
+        }
+        for (Worker w : family.workers()) got.add(w.cpuset());
+        // one core in each half of each package, not the first four free cores of package 0
+        assertEquals(List.of(CpuSet.parse("0-1"), CpuSet.parse("4-5"), CpuSet.parse("8-9"), CpuSet.parse("12-13")), got);
+        assertEquals(4, family.tasks());
+
+        // a single-thread pool on its own is still a pool of one on the first free core
+        Placer q = placer("", null);
+        ThreadPoolExecutor alone = AppPools.scheduledOne(q::poolCreated);
+        q.workerStart(alone, alive("ticker-1"));
+        synchronized (q.registry().lock) {
+            Pool f = q.registry().pools().stream().filter(x -> x.group()).findFirst().orElseThrow();
+            assertEquals(1, f.tasks());
+            assertEquals(CpuSet.parse("0-1"), f.scope(), "a family of one claims one core");
+        }
+    }
+
     @Test
     void aSingleHousekeepingThreadIsNotPinnedUnlessARuleNamesIt() throws Exception {
         Placer p = placer("", null);
