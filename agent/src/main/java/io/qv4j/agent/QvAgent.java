@@ -163,7 +163,7 @@ public final class QvAgent {
             if (p == null) return;
             p.ready(e);
             if (o.rebalance() != null && o.rebalance().on() && e.topology() != null) rebalancer = Rebalancer.start(p, o.rebalance());
-            Live.watchedThrough(e.node() == null || e.node().claims() == null ? null : e.node().claims().dir());
+            Live.watchedThrough(e.node() == null || e.node().claims() == null ? null : e.node().claims().watchFile());
             Live.ready();
             Log.debug("ready " + (System.nanoTime() - t0) / 1000 + " us after premain began (binder " + binderNanos / 1000 + " us, topology "
                     + topologyNanos / 1000 + (topologyCached ? " us from the cache, node " : " us, node ") + nodeNanos / 1000 + " us)"

@@ -30,12 +30,18 @@ final class PlanSvg {
 
     /** What a PU shows: {@code ""} unused, a task list such as {@code "t3"}, or {@code "x"} for not allowed. */
     private final IntFunction<String> label;
+    /** What the colours of {@code g0}..{@code g7} look like, for a legend. */
+    static final String[] COLOUR_NAMES = {"green", "blue", "orange", "pink", "lime", "violet", "teal", "yellow"};
+
+    /** A used PU's colour class: {@code t}, or {@code g0}..{@code g7} for the group (pool) on it. */
+    private final IntFunction<String> colour;
     private final Map<HwObject, List<Device>> devicesAt;
     /** A machine of several CPU kinds: each core is drawn in its kind's colour ({@code k0}, {@code k1}, ...). */
     private final boolean hybrid;
 
-    private PlanSvg(Topology t, IntFunction<String> label) {
+    private PlanSvg(Topology t, IntFunction<String> label, IntFunction<String> colour) {
         this.label = label;
+        this.colour = colour;
         this.devicesAt = placeDevices(t);
         this.hybrid = t.hybrid();
     }
@@ -55,7 +61,12 @@ final class PlanSvg {
     }
 
     static String draw(Topology t, IntFunction<String> label, String caption) {
-        PlanSvg s = new PlanSvg(t, label);
+        return draw(t, label, pu -> "t", caption);
+    }
+
+    /** {@link #draw(Topology, IntFunction, String)} with each used PU coloured by {@code colour}: {@code g0}..{@code g7}, one per group. */
+    static String draw(Topology t, IntFunction<String> label, IntFunction<String> colour, String caption) {
+        PlanSvg s = new PlanSvg(t, label, colour);
         Box root = s.box(t.root());
         root.title = "Machine (" + t.pus().size() + " PUs, allowed " + t.allowed() + ")";
         layout(root);
@@ -67,7 +78,7 @@ final class PlanSvg {
                 .append("\" viewBox=\"0 0 ").append(width).append(' ').append(height)
                 .append("\" font-family=\"monospace\" font-size=\"11\">\n");
         sb.append("<style>rect{stroke:#555;stroke-width:1}.Machine{fill:#fff}.Package{fill:#e8e8e8}.Die{fill:#dde}.NUMANode{fill:#eed}")
-                .append(".Cache{fill:#fff}.Core{fill:#bcc}.k0{fill:#cdb}.k1{fill:#bcc}.k2{fill:#abd}.k3{fill:#a9c}.u,.PU{fill:#fff}.t{fill:#9d9}.x{fill:#aaa}.dev{fill:#dcb}.n{font-weight:bold}</style>\n");
+                .append(".Cache{fill:#fff}.Core{fill:#bcc}.k0{fill:#cdb}.k1{fill:#bcc}.k2{fill:#abd}.k3{fill:#a9c}.u,.PU{fill:#fff}.t,.g0{fill:#9d9}.g1{fill:#9cf}.g2{fill:#fc9}.g3{fill:#f9c}.g4{fill:#cf9}.g5{fill:#c9f}.g6{fill:#9fc}.g7{fill:#ff9}.x{fill:#aaa}.dev{fill:#dcb}.n{font-weight:bold}</style>\n");
         text(sb, PAD, PAD + 12, caption, "n");
         emit(sb, root, PAD, PAD + TITLE + 4);
         sb.append("</svg>\n");
@@ -118,7 +129,7 @@ final class PlanSvg {
             int j = i;
             while (merge && j + 1 < list.length && label.apply(list[j + 1]).equals(l) && list[j + 1] == list[j] + 1) j++;
             Box c = new Box();
-            c.cls = l.equals("x") ? "x" : l.isEmpty() ? "u" : "t";
+            c.cls = l.equals("x") ? "x" : l.isEmpty() ? "u" : colour.apply(list[i]);
             c.title = i == j ? Integer.toString(list[i]) : list[i] + "-" + list[j];
             c.label = l.isEmpty() ? "." : l;
             c.sig = (j - i + 1) + ":" + l;

@@ -9,6 +9,7 @@ import io.qv4j.topology.CpuSet;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -169,22 +170,31 @@ final class StatusCommand {
         Map<String, Object> a = report.get("agent") == null ? Map.of() : Targets.map(report.get("agent"));
         CpuSet scope = a.get("jvmScope") == null ? t.allowed() : CpuSet.parse(a.get("jvmScope").toString());
         Map<Integer, List<String>> onPu = new java.util.TreeMap<>();
+        Map<Integer, Integer> poolOnPu = new HashMap<>();
+        List<String> legend = new ArrayList<>();
         int workers = 0;
         for (Object o : Targets.list(report.get("pools"))) {
             Map<String, Object> p = Targets.map(o);
             if (!Boolean.TRUE.equals(p.get("pinned"))) continue;
+            int colour = legend.size() % 8;
+            legend.add(p.get("name") + " " + PlanSvg.COLOUR_NAMES[colour]);
             for (Object to : Targets.list(p.get("threads"))) {
                 Map<String, Object> w = Targets.map(to);
                 if (Boolean.TRUE.equals(w.get("exited"))) continue;
                 Object cpus = w.get("kernel") != null ? w.get("kernel") : w.get("cpuset");
                 if (cpus == null) continue;
                 String name = w.get("name") + (Boolean.FALSE.equals(w.get("matches")) ? "!" : "");
-                CpuSet.parse(cpus.toString()).stream().forEach(pu -> onPu.computeIfAbsent(pu, k -> new ArrayList<>()).add(name));
+                CpuSet.parse(cpus.toString()).stream().forEach(pu -> {
+                    onPu.computeIfAbsent(pu, k -> new ArrayList<>()).add(name);
+                    poolOnPu.putIfAbsent(pu, colour);
+                });
                 workers++;
             }
         }
-        String caption = "JVM " + j.get("pid") + ": " + workers + " workers of pinned pools where the kernel has them now (! = not where the agent put it)";
-        return PlanSvg.draw(t, pu -> !scope.contains(pu) ? "x" : String.join(",", onPu.getOrDefault(pu, List.of())), caption);
+        String caption = "JVM " + j.get("pid") + ": " + workers + " workers of pinned pools where the kernel has them now (! = not where the agent put it)"
+                + (legend.isEmpty() ? "" : "; colours: " + String.join(", ", legend));
+        return PlanSvg.draw(t, pu -> !scope.contains(pu) ? "x" : String.join(",", onPu.getOrDefault(pu, List.of())),
+                pu -> "g" + poolOnPu.getOrDefault(pu, 0), caption);
     }
 
     static void text(Map<String, Object> j, PrintStream out) {

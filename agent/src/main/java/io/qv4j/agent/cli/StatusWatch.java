@@ -2,6 +2,7 @@ package io.qv4j.agent.cli;
 
 import io.qv4j.agent.platform.TopologyInput;
 import io.qv4j.agent.report.Json;
+import io.qv4j.topology.CpuSet;
 import io.qv4j.topology.Topology;
 
 import java.io.IOException;
@@ -46,6 +47,7 @@ final class StatusWatch {
     private final Map<String, long[]> lastThread = new HashMap<>(); // pid/tid -> cpu ticks, migrations, last PU
     private final Map<String, double[]> lastPool = new HashMap<>(); // pid/pool id -> completed tasks, report time (ms), rate
     private final List<Path> touched = new ArrayList<>();
+    private final Map<String, io.qv4j.agent.node.Claims> observers = new HashMap<>(); // claims directory -> an observer of it
 
     StatusWatch(List<Long> pids, boolean named, double interval, boolean json, long count, PrintStream out, PrintStream err) {
         this.pids = pids;
@@ -139,7 +141,9 @@ final class StatusWatch {
         m.put("pid", pid);
         m.put("command", j.get("command"));
         m.put("jvmScope", agent.get("jvmScope"));
-        m.put("claimed", Targets.map(agent.get("node")).get("claimed"));
+        Map<String, Object> node = Targets.map(agent.get("node"));
+        m.put("claimed", node.get("claimed"));
+        m.put("othersClaim", othersClaim(node));
         List<Object> pools = new ArrayList<>();
         long at = report.get("time") instanceof Number n ? n.longValue() : System.currentTimeMillis();
         for (Object o : Targets.list(report.get("pools"))) {
@@ -199,6 +203,21 @@ final class StatusWatch {
         } catch (IOException | RuntimeException e) {
             // no counters for this JVM: the rest of the view stands
         }
+    }
+
+    /**
+     * The PUs other processes claim in this JVM's claims directory (and OpenHFT's lock files), as
+     * a cpulist: everything claimed there but what the JVM itself holds; null without claims.
+     */
+    private String othersClaim(Map<String, Object> node) {
+        Object dir = node.get("claimsDir");
+        if (dir == null) return null;
+        io.qv4j.agent.node.Claims c = observers.computeIfAbsent(dir.toString(), d -> io.qv4j.agent.node.Claims.open(Path.of(d), false));
+        CpuSet all = c.others(topology.online());
+        for (String mine : new String[] {str(node.get("claimed")), str(node.get("openhftHeld"))}) {
+            if (!mine.equals("-") && !mine.isEmpty()) all = all.andNot(CpuSet.parse(mine));
+        }
+        return all.toString();
     }
 
     /** Per PU from /proc/stat: {busy, total} jiffies; null where the line is missing. */
@@ -261,8 +280,13 @@ final class StatusWatch {
         }
         Map<Integer, List<String>> onPu = new TreeMap<>();
         StringBuilder pools = new StringBuilder();
+        CpuSet others = null;
         for (Object jo : Targets.list(view.get("jvms"))) {
             Map<String, Object> j = Targets.map(jo);
+            if (j.get("othersClaim") != null) {
+                CpuSet o = CpuSet.parse(j.get("othersClaim").toString());
+                others = others == null ? o : others.and(o); // claimed by none of the JVMs shown
+            }
             pools.append("JVM ").append(j.get("pid")).append(": scope ").append(j.get("jvmScope")).append(", claims ").append(j.get("claimed"))
                     .append("  ").append(j.get("command")).append('\n');
             for (Object po : Targets.list(j.get("pools"))) {
@@ -282,13 +306,15 @@ final class StatusWatch {
         StringBuilder sb = new StringBuilder();
         sb.append(String.format(Locale.ROOT, "qv4j status --watch %s s   %s%s%n", fmt(interval), new java.util.Date((Long) view.get("time")),
                 c ? "   (q quits)" : ""));
+        CpuSet claimedElsewhere = others == null ? CpuSet.empty() : others;
         sb.append(TopologyText.draw(topology, pu -> {
             Double l = load.get(pu);
             String pct = l == null ? "  -" : String.format(Locale.ROOT, "%3.0f%%", 100 * l);
             if (c && l != null && l >= 0.5) pct = "\033[1;31m" + pct + "\033[0m";
             List<String> ws = onPu.get(pu);
-            return pu + ":" + pct + (ws == null ? "" : " " + String.join(",", ws));
+            return pu + ":" + pct + (claimedElsewhere.contains(pu) ? " *" : "") + (ws == null ? "" : " " + String.join(",", ws));
         }));
+        if (!claimedElsewhere.isEmpty()) sb.append("* claimed by another JVM (or OpenHFT): pus ").append(claimedElsewhere).append('\n');
         sb.append('\n').append(pools);
         return sb.toString();
     }

@@ -63,9 +63,9 @@ public final class Live implements Runnable {
         if (ready) begin();
     }
 
-    /** Where a {@code status --watch} asks this JVM to republish often: {@code DIR/watch-PID}; null when there are no claims. */
-    public static void watchedThrough(java.nio.file.Path claimsDir) {
-        watchFile = claimsDir == null ? null : claimsDir.resolve("watch-" + ProcessHandle.current().pid());
+    /** Where a {@code status --watch} asks this JVM to republish often ({@code Claims.watchFile()}); null when there are no claims. */
+    public static void watchedThrough(java.nio.file.Path file) {
+        watchFile = file;
     }
 
     /** Whether a watcher touched the watch file lately (a link or anything but a regular file does not count). */

@@ -95,6 +95,11 @@ public final class Claims {
         return new Claims(dir, take, tmp);
     }
 
+    /** {@code DIR/watch-PID}: what {@code status --watch} touches to ask this JVM for fresh counters; null without a directory. */
+    public synchronized Path watchFile() {
+        return dir == null ? null : dir.resolve("watch-" + pid);
+    }
+
     /** Why node-wide claims were refused, or null. */
     public String refused() {
         return refused;

@@ -254,8 +254,9 @@ public final class Placer {
      */
     private Pool family(Pool p, Thread t) {
         if (p.group() || !p.pinned || p.policy != null || p.origin != Eligibility.Origin.APPLICATION || p.creator.key() == null) return null;
+        // by name: a JVM that never makes a scheduled pool does not load its class for this
         Object pool = p.ref.get();
-        if (!(pool instanceof java.util.concurrent.ScheduledThreadPoolExecutor s) || s.getCorePoolSize() != 1) return null;
+        if (pool == null || !pool.getClass().getName().equals("java.util.concurrent.ScheduledThreadPoolExecutor") || Eligibility.tasks(pool) != 1) return null;
         String name = t.getName();
         int d = ThreadSets.trailingDigits(name);
         if (d == name.length() || d == 0) return null;
