@@ -389,7 +389,7 @@ class LiveIT {
             boundThreads(java, app.pid(), 2);
             String cmd = "stty -g; " + java + " -jar " + Jvm.agentJar() + " status " + app.pid() + " --watch 0.2; echo rc=$?; stty -g";
             Process p = new ProcessBuilder("script", "-q", "-e", "-c", cmd, "/dev/null").redirectErrorStream(true).start();
-            Thread.sleep(2500);
+            Thread.sleep(4000); // a cold CLI, then refreshes every 0.2 s, each reading the target through the Attach API
             p.getOutputStream().write('q');
             p.getOutputStream().flush();
             assertTrue(p.waitFor(20, TimeUnit.SECONDS), "q ends it");
