@@ -1,5 +1,7 @@
 package io.qv4j.agent.cli;
 
+import io.qv4j.agent.config.OptionsParser;
+import io.qv4j.agent.config.OptionException;
 import io.qv4j.agent.report.JsonReader;
 import com.sun.tools.attach.AgentInitializationException;
 import com.sun.tools.attach.AgentLoadException;
@@ -109,9 +111,9 @@ final class AttachCommand {
      */
     static String badOptions(String options) {
         try {
-            io.qv4j.agent.config.OptionsParser.parse(options, new java.util.Properties(), Map.of());
+            OptionsParser.parse(options, new java.util.Properties(), Map.of());
             return null;
-        } catch (io.qv4j.agent.config.OptionException e) {
+        } catch (OptionException e) {
             return e.getMessage().startsWith("config=") ? null : e.getMessage();
         }
     }

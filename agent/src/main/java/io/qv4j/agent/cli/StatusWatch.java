@@ -1,5 +1,6 @@
 package io.qv4j.agent.cli;
 
+import io.qv4j.agent.node.Claims;
 import io.qv4j.agent.platform.TopologyInput;
 import io.qv4j.agent.report.Json;
 import io.qv4j.topology.CpuSet;
@@ -47,7 +48,7 @@ final class StatusWatch {
     private final Map<String, long[]> lastThread = new HashMap<>(); // pid/tid -> cpu ticks, migrations, last PU
     private final Map<String, double[]> lastPool = new HashMap<>(); // pid/pool id -> completed tasks, report time (ms), rate
     private final List<Path> touched = new ArrayList<>();
-    private final Map<String, io.qv4j.agent.node.Claims> observers = new HashMap<>(); // claims directory -> an observer of it
+    private final Map<String, Claims> observers = new HashMap<>(); // claims directory -> an observer of it
 
     StatusWatch(List<Long> pids, boolean named, double interval, boolean json, long count, PrintStream out, PrintStream err) {
         this.pids = pids;
@@ -212,7 +213,7 @@ final class StatusWatch {
     private String othersClaim(Map<String, Object> node) {
         Object dir = node.get("claimsDir");
         if (dir == null) return null;
-        io.qv4j.agent.node.Claims c = observers.computeIfAbsent(dir.toString(), d -> io.qv4j.agent.node.Claims.open(Path.of(d), false));
+        Claims c = observers.computeIfAbsent(dir.toString(), d -> Claims.open(Path.of(d), false));
         CpuSet all = c.others(topology.online());
         for (String mine : new String[] {str(node.get("claimed")), str(node.get("openhftHeld"))}) {
             if (!mine.equals("-") && !mine.isEmpty()) all = all.andNot(CpuSet.parse(mine));

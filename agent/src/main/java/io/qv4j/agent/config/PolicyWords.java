@@ -1,5 +1,6 @@
 package io.qv4j.agent.config;
 
+import io.qv4j.api.PlacementSpec;
 import io.qv4j.api.Color;
 import io.qv4j.api.Kind;
 import io.qv4j.topology.HwType;
@@ -101,7 +102,7 @@ public final class PolicyWords {
     }
 
     /** {@code p} with the kind word {@code v}. */
-    public static io.qv4j.api.PlacementSpec kind(io.qv4j.api.PlacementSpec p, String v) {
+    public static PlacementSpec kind(PlacementSpec p, String v) {
         Kind k = kind(v);
         return k != null ? p.kind(k) : p.kind(efficiency(v));
     }
