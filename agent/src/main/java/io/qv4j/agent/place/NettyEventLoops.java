@@ -54,7 +54,7 @@ final class NettyEventLoops implements ThreadRecognizer {
             return null;
         }
         if (n <= 0 || slot >= n) return null;
-        String name = prefix(t.getName());
+        String name = ThreadSets.prefix(t.getName());
         String what = framework(t.getClass(), group.getClass());
         String key = keys.computeIfAbsent(group, g -> "netty:" + g.getClass().getName() + "#" + groups.incrementAndGet());
         return new ThreadSet(key, name.isEmpty() ? what : name, group.getClass().getName(), n, slot, null, null, what + " of " + n + " threads");
@@ -69,14 +69,6 @@ final class NettyEventLoops implements ThreadRecognizer {
         if (all.contains(" reactor.netty.")) return "Reactor Netty event loops";
         if (all.contains(" io.grpc.")) return "gRPC event loops";
         return "Netty event-loop group";
-    }
-
-    /** The thread's name without its trailing number and the separator before it. */
-    static String prefix(String name) {
-        int d = ThreadSets.trailingDigits(name);
-        if (d == name.length()) return name;
-        String p = name.substring(0, d);
-        return !p.isEmpty() && "-_ #".indexOf(p.charAt(p.length() - 1)) >= 0 ? p.substring(0, p.length() - 1) : p;
     }
 
     /** Netty's default names, {@code GROUP-N-M}: the group's name is GROUP-N, M counts its threads from 1. */

@@ -260,7 +260,7 @@ public final class Placer {
         String name = t.getName();
         int d = ThreadSets.trailingDigits(name);
         if (d == name.length() || d == 0) return null;
-        String prefix = NettyEventLoops.prefix(name);
+        String prefix = ThreadSets.prefix(name);
         ThreadSet g = new ThreadSet("family:" + p.creator.key() + ":" + prefix, prefix, p.type, 1, -1, null, null,
                 "family of single-thread pools " + prefix + "-N made by " + p.creator.text());
         Pool f = registry.group(threads.key(g), g);

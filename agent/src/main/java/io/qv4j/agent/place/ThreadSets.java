@@ -74,12 +74,8 @@ final class ThreadSets {
 
     /** A rule's group: its name and the thread name without its trailing number; that number − 1 is the slot. */
     private static ThreadSet byRule(Rule r, String name, String threadClass) {
-        int end = name.length();
-        int digits = end;
-        while (digits > 0 && isAsciiDigit(name.charAt(digits - 1))) digits--;
-        int slot = slot(name.substring(digits));
-        String prefix = name.substring(0, digits);
-        if (!prefix.isEmpty() && "-_ #".indexOf(prefix.charAt(prefix.length() - 1)) >= 0) prefix = prefix.substring(0, prefix.length() - 1);
+        int slot = slot(name.substring(trailingDigits(name)));
+        String prefix = prefix(name);
         if (prefix.isEmpty()) prefix = r.name();
         return new ThreadSet("rule:" + r.name() + ":" + prefix, prefix, threadClass, r.tasks(), slot, r, r.policy(), r.policy().source());
     }
@@ -104,6 +100,12 @@ final class ThreadSets {
     static int slot(String digits) {
         int n = number(digits);
         return n >= 1 ? n - 1 : -1;
+    }
+
+    /** A thread's name without its trailing number and the separator before it ({@code -_ #}): {@code reactor-http-nio-2} → {@code reactor-http-nio}. */
+    static String prefix(String name) {
+        String p = name.substring(0, trailingDigits(name));
+        return !p.isEmpty() && "-_ #".indexOf(p.charAt(p.length() - 1)) >= 0 ? p.substring(0, p.length() - 1) : p;
     }
 
     /** Where the run of ASCII digits that ends {@code name} begins; {@code name.length()} when it ends in none. */

@@ -31,7 +31,7 @@ final class XnioIoThreads implements ThreadRecognizer {
         int slot = Reach.callInt(t, "getNumber");
         if (n <= 0 || slot < 0 || slot >= n) return null;
         String key = keys.computeIfAbsent(worker, w -> "xnio:" + workers.incrementAndGet());
-        String name = NettyEventLoops.prefix(t.getName());
+        String name = ThreadSets.prefix(t.getName());
         return new ThreadSet(key, name, worker.getClass().getName(), n, slot, null, null, "XNIO I/O threads of " + n + " threads");
     }
 }

@@ -114,8 +114,8 @@ class NettyEventLoopsTest {
         assertTrue(NettyEventLoops.isNetty("io.grpc.netty.shaded.io.netty.util.concurrent.FastThreadLocalThread", NettyEventLoops.THREAD));
         assertFalse(NettyEventLoops.isNetty("com.acme.notio.netty.util.concurrent.FastThreadLocalThread", NettyEventLoops.THREAD));
         assertEquals("Netty event-loop group", NettyEventLoops.framework(LoopThread.class, NioEventLoopGroup.class));
-        assertEquals("reactor-http-epoll", NettyEventLoops.prefix("reactor-http-epoll-12"));
-        assertEquals("grpc-default-worker-ELG-1", NettyEventLoops.prefix("grpc-default-worker-ELG-1-3"));
+        assertEquals("reactor-http-epoll", ThreadSets.prefix("reactor-http-epoll-12"));
+        assertEquals("grpc-default-worker-ELG-1", ThreadSets.prefix("grpc-default-worker-ELG-1-3"));
     }
 
     @Test
