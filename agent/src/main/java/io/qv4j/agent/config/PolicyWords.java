@@ -35,14 +35,7 @@ public final class PolicyWords {
     }
 
     public static int split(String v) {
-        int n;
-        try {
-            n = Integer.parseInt(v.strip());
-        } catch (NumberFormatException e) {
-            n = -1;
-        }
-        if (n < 1 || n > 65536) throw new IllegalArgumentException(SPLIT);
-        return n;
+        return number(v, 1, 65536, SPLIT);
     }
 
     /** A color word; null for a piece number (read it with {@link #ordinal}). */
@@ -62,14 +55,7 @@ public final class PolicyWords {
 
     /** A piece number given as a color. */
     public static int ordinal(String v) {
-        int n;
-        try {
-            n = Integer.parseInt(v.strip());
-        } catch (NumberFormatException e) {
-            n = -1;
-        }
-        if (n < 0) throw new IllegalArgumentException(COLOR);
-        return n;
+        return number(v, 0, Integer.MAX_VALUE, COLOR);
     }
 
     /** A kind word; null for an efficiency rank (read it with {@link #efficiency}). */
@@ -91,13 +77,18 @@ public final class PolicyWords {
 
     /** An efficiency rank given as a kind. */
     public static int efficiency(String v) {
+        return number(v, 0, 255, KIND);
+    }
+
+    /** A number from {@code min} to {@code max}; else {@code allowed} is the message. */
+    private static int number(String v, int min, int max, String allowed) {
         int n;
         try {
             n = Integer.parseInt(v.strip());
         } catch (NumberFormatException e) {
-            n = -1;
+            throw new IllegalArgumentException(allowed);
         }
-        if (n < 0 || n > 255) throw new IllegalArgumentException(KIND);
+        if (n < min || n > max) throw new IllegalArgumentException(allowed);
         return n;
     }
 

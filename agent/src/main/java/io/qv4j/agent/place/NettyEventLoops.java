@@ -1,10 +1,5 @@
 package io.qv4j.agent.place;
 
-import java.util.Collections;
-import java.util.Map;
-import java.util.WeakHashMap;
-import java.util.concurrent.atomic.AtomicInteger;
-
 /**
  * Netty's event-loop groups ({@code NioEventLoopGroup}, {@code EpollEventLoopGroup}, any
  * {@code MultithreadEventExecutorGroup}), found by what they are, not by what they are called: from
@@ -22,9 +17,7 @@ final class NettyEventLoops implements ThreadRecognizer {
 
     static final String THREAD = "io.netty.util.concurrent.FastThreadLocalThread";
 
-    /** Each group's key, by the group object (Netty's groups keep identity equality); a group that is collected drops out. */
-    private final Map<Object, String> keys = Collections.synchronizedMap(new WeakHashMap<>());
-    private final AtomicInteger groups = new AtomicInteger();
+    private final GroupIds groups = new GroupIds("netty");
 
     @Override
     public boolean applies(Class<?> threadClass) {
@@ -56,8 +49,7 @@ final class NettyEventLoops implements ThreadRecognizer {
         if (n <= 0 || slot >= n) return null;
         String name = ThreadSets.prefix(t.getName());
         String what = framework(t.getClass(), group.getClass());
-        String key = keys.computeIfAbsent(group, g -> "netty:" + g.getClass().getName() + "#" + groups.incrementAndGet());
-        return new ThreadSet(key, name.isEmpty() ? what : name, group.getClass().getName(), n, slot, null, null, what + " of " + n + " threads");
+        return new ThreadSet(groups.of(group), name.isEmpty() ? what : name, group.getClass().getName(), n, slot, null, null, what + " of " + n + " threads");
     }
 
     /** What built the group, for {@code verbose} and the report: the thread's and the group's packages tell. */

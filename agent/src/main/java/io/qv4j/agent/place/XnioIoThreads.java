@@ -1,10 +1,5 @@
 package io.qv4j.agent.place;
 
-import java.util.Collections;
-import java.util.Map;
-import java.util.WeakHashMap;
-import java.util.concurrent.atomic.AtomicInteger;
-
 /**
  * XNIO's I/O threads (Undertow, WildFly, JBoss Remoting): each {@code org.xnio.XnioIoThread} knows
  * its worker ({@code getWorker()}) and its number in it ({@code getNumber()}), and the worker its
@@ -16,8 +11,7 @@ final class XnioIoThreads implements ThreadRecognizer {
 
     static final String THREAD = "org.xnio.XnioIoThread";
 
-    private final Map<Object, String> keys = Collections.synchronizedMap(new WeakHashMap<>());
-    private final AtomicInteger workers = new AtomicInteger();
+    private final GroupIds workers = new GroupIds("xnio");
 
     @Override
     public boolean applies(Class<?> threadClass) {
@@ -30,8 +24,6 @@ final class XnioIoThreads implements ThreadRecognizer {
         int n = worker == null ? -1 : Reach.callInt(worker, "getIoThreadCount");
         int slot = Reach.callInt(t, "getNumber");
         if (n <= 0 || slot < 0 || slot >= n) return null;
-        String key = keys.computeIfAbsent(worker, w -> "xnio:" + workers.incrementAndGet());
-        String name = ThreadSets.prefix(t.getName());
-        return new ThreadSet(key, name, worker.getClass().getName(), n, slot, null, null, "XNIO I/O threads of " + n + " threads");
+        return new ThreadSet(workers.of(worker), ThreadSets.prefix(t.getName()), worker.getClass().getName(), n, slot, null, null, "XNIO I/O threads of " + n + " threads");
     }
 }
