@@ -60,6 +60,19 @@ final class Mx implements QvAgentMXBean {
     }
 
     @Override
+    @SuppressWarnings("unchecked")
+    public String[] getCpuKinds() {
+        List<String> out = new ArrayList<>();
+        Object kinds = agent(report()).get("cpukinds");
+        if (kinds instanceof List) {
+            for (Object k : (List<Object>) kinds) {
+                if (k instanceof Map) out.add("efficiency " + ((Map<String, Object>) k).get("efficiency") + ": pus " + ((Map<String, Object>) k).get("cpus"));
+            }
+        }
+        return out.toArray(new String[0]);
+    }
+
+    @Override
     public String getScope() {
         Object s = agent(report()).get("jvmScope");
         return s == null ? null : s.toString();

@@ -10,6 +10,9 @@ public interface QvAgentMXBean {
     /** The agent's settings: bind, policy, pools, binder, jvmScope, ... ({@code agent} in the report), as "key=value". */
     String[] getSettings();
 
+    /** The machine's CPU kinds in hwloc's order ({@code agent.cpukinds}), as "efficiency 1: pus 0-11"; empty where none. */
+    String[] getCpuKinds();
+
     /** The JVM's scope, a cpulist ({@code agent.jvmScope}). */
     String getScope();
 

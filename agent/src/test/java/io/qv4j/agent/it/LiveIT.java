@@ -431,6 +431,9 @@ class LiveIT {
                 Map<String, Object> report = map(JsonReader.parse((String) s.getAttribute(name, "ReportJson")));
                 assertEquals(map(report.get("agent")).get("jvmScope"), s.getAttribute(name, "Scope"));
                 assertTrue(List.of((String[]) s.getAttribute(name, "Settings")).contains("bind=on"));
+                List<String> kinds = new ArrayList<>();
+                for (Object k : list(map(report.get("agent")).get("cpukinds"))) kinds.add("efficiency " + map(k).get("efficiency") + ": pus " + map(k).get("cpus"));
+                assertEquals(kinds, List.of((String[]) s.getAttribute(name, "CpuKinds")));
                 Map<String, Map<String, Object>> inReport = new HashMap<>();
                 for (Object p : list(report.get("pools"))) for (Object t : list(map(p).get("threads"))) inReport.put((String) map(t).get("name"), map(t));
                 CompositeData[] threads = (CompositeData[]) s.getAttribute(name, "Threads");
