@@ -27,10 +27,8 @@ public final class KindParts {
         if (max == min) return List.of(scope);
         List<int[]> parts = new ArrayList<>();
         for (int e = max; e >= min; e--) {
-            int[] part = new int[scope.length];
-            int n = 0;
-            for (int pu : scope) if (index.pu(pu).efficiency() == e) part[n++] = pu;
-            if (n > 0) parts.add(Arrays.copyOf(part, n));
+            int[] part = ofEfficiency(index, scope, e);
+            if (part.length > 0) parts.add(part);
         }
         return parts;
     }

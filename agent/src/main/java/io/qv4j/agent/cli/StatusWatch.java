@@ -65,7 +65,7 @@ final class StatusWatch {
         Terminal term = !json && Terminal.isTerminal() ? Terminal.open() : null;
         try {
             if (term != null) out.print("\033[?25l\033[H\033[2J");
-            sample(); // the first interval's baseline
+            view(); // the first interval's baseline: loads and CPU times are differences
             for (long n = 0; count <= 0 || n < count; n++) {
                 if (term != null ? term.waitForQuit((long) (interval * 1000)) : sleepFor((long) (interval * 1000))) break;
                 Map<String, Object> view = view();
@@ -127,11 +127,6 @@ final class StatusWatch {
         }
         m.put("jvms", jvms);
         return m;
-    }
-
-    /** Takes the baselines: loads and CPU times are differences over an interval. */
-    private void sample() {
-        view();
     }
 
     private Map<String, Object> jvm(long pid, Map<String, Object> j) {

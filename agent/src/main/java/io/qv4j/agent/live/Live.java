@@ -7,7 +7,12 @@ import io.qv4j.agent.place.Pool;
 import io.qv4j.agent.place.Worker;
 import io.qv4j.agent.report.Json;
 
+import java.io.IOException;
 import java.lang.instrument.Instrumentation;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.Map;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
@@ -35,7 +40,7 @@ public final class Live implements Runnable {
     static final long WATCH_MILLIS = 500;
     static final long WATCH_FRESH_MILLIS = 3000;
 
-    private static volatile java.nio.file.Path watchFile;
+    private static volatile Path watchFile;
 
     private static volatile Instrumentation inst;
     private static volatile Supplier<Map<String, Object>> report;
@@ -64,19 +69,18 @@ public final class Live implements Runnable {
     }
 
     /** Where a {@code status --watch} asks this JVM to republish often ({@code Claims.watchFile()}); null when there are no claims. */
-    public static void watchedThrough(java.nio.file.Path file) {
+    public static void watchedThrough(Path file) {
         watchFile = file;
     }
 
     /** Whether a watcher touched the watch file lately (a link or anything but a regular file does not count). */
     static boolean watched() {
-        java.nio.file.Path f = watchFile;
+        Path f = watchFile;
         if (f == null) return false;
         try {
-            java.nio.file.attribute.BasicFileAttributes a = java.nio.file.Files.readAttributes(f,
-                    java.nio.file.attribute.BasicFileAttributes.class, java.nio.file.LinkOption.NOFOLLOW_LINKS);
+            BasicFileAttributes a = Files.readAttributes(f, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
             return a.isRegularFile() && System.currentTimeMillis() - a.lastModifiedTime().toMillis() < WATCH_FRESH_MILLIS;
-        } catch (java.io.IOException | RuntimeException e) {
+        } catch (IOException | RuntimeException e) {
             return false;
         }
     }
@@ -191,11 +195,11 @@ public final class Live implements Runnable {
         while (true) {
             try {
                 if (!dirty) {
+                    long wait = mx ? Long.MAX_VALUE : nextMx - System.nanoTime();
                     // with claims, the watch file is looked at once a second, twice while someone watches
-                    long wait = watchFile == null ? (mx ? Long.MAX_VALUE : nextMx - System.nanoTime())
-                            : (watching ? WATCH_MILLIS : 2 * WATCH_MILLIS) * 1_000_000L;
+                    if (watchFile != null) wait = Math.min(wait, (watching ? WATCH_MILLIS : 2 * WATCH_MILLIS) * 1_000_000L);
                     if (wait == Long.MAX_VALUE) LockSupport.park(this);
-                    else LockSupport.parkNanos(this, Math.max(1, mx ? wait : Math.min(wait, nextMx - System.nanoTime())));
+                    else LockSupport.parkNanos(this, Math.max(1, wait));
                     watching = watched();
                     if (watching) dirty = true;
                 }
