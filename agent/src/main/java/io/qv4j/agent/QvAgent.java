@@ -16,6 +16,7 @@ import io.qv4j.agent.live.Live;
 import io.qv4j.agent.log.Log;
 import io.qv4j.agent.node.Node;
 import io.qv4j.agent.place.Env;
+import io.qv4j.agent.place.Neighbours;
 import io.qv4j.agent.place.Placer;
 import io.qv4j.agent.place.Rebalancer;
 import io.qv4j.agent.platform.TopologyCache;
@@ -162,6 +163,7 @@ public final class QvAgent {
             }
             if (p == null) return;
             p.ready(e);
+            if (e.node() != null && e.node().neighboursMillis() > 0) Neighbours.start(p, e.node().load(), e.node().neighboursMillis());
             if (o.rebalance() != null && o.rebalance().on() && e.topology() != null) rebalancer = Rebalancer.start(p, o.rebalance());
             Live.watchedThrough(e.node() == null || e.node().claims() == null ? null : e.node().claims().watchFile());
             Live.ready();

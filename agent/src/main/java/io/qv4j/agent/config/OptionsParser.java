@@ -25,7 +25,7 @@ public final class OptionsParser {
     /** Every key, in the order the README lists them. */
     public static final List<String> KEYS = List.of("enabled", "strict", "split-at", "split", "color", "kind", "pools",
             "common-pool", "bind", "topology", "verbose", "report",
-            "local-rank", "rank-split-at", "claims", "claims-dir", "claims-refresh", "respect-quota",
+            "local-rank", "rank-split-at", "claims", "claims-dir", "claims-refresh", "respect-quota", "neighbours",
             "rebalance", "rebalance-threshold", "oversubscribe", "carriers", "config");
 
     /** Local ranks get CPU pieces: every type but the devices. */
@@ -237,7 +237,8 @@ public final class OptionsParser {
         }
         long refresh = m.containsKey("claims-refresh") ? RebalanceOptions.duration("claims-refresh", m.get("claims-refresh")) : d.claimsRefreshMillis();
         boolean respectQuota = m.containsKey("respect-quota") ? bool("respect-quota", m.get("respect-quota")) : d.respectQuota();
-        return new NodeOptions(localRank, rankSplitAt, claims, claimsDir, respectQuota, refresh);
+        long neighbours = m.containsKey("neighbours") ? RebalanceOptions.duration("neighbours", m.get("neighbours")) : d.neighboursMillis();
+        return new NodeOptions(localRank, rankSplitAt, claims, claimsDir, respectQuota, refresh, neighbours);
     }
 
     /** {@code split-at}, {@code split}, {@code color} and {@code kind} over the defaults: the words of {@link PolicyWords}. */

@@ -90,6 +90,56 @@ final class Flight {
         e.commit();
     }
 
+    static void moved(Pool p, Worker w, String why) {
+        WorkerMoved e = new WorkerMoved();
+        if (!e.isEnabled()) return;
+        e.pool = p.name();
+        e.thread = w.name();
+        e.cpuset = w.cpuset() == null ? null : w.cpuset().toString();
+        e.waited = w.waited();
+        e.reason = why;
+        e.commit();
+    }
+
+    static void released(Pool p, String why) {
+        PoolReleased e = new PoolReleased();
+        if (!e.isEnabled()) return;
+        e.pool = p.name();
+        e.scope = p.scope() == null ? null : p.scope().toString();
+        e.reason = why;
+        e.commit();
+    }
+
+    @Name("io.qv4j.WorkerMoved")
+    @Label("Worker Moved")
+    @Category("qv4j")
+    @Description("A pinned worker waited for a PU other processes keep busy and was moved to an idle one")
+    static final class WorkerMoved extends Event {
+        @Label("Pool")
+        String pool;
+        @Label("Worker Thread")
+        String thread;
+        @Label("Cpuset")
+        String cpuset;
+        @Label("Waited")
+        double waited;
+        @Label("Reason")
+        String reason;
+    }
+
+    @Name("io.qv4j.PoolReleased")
+    @Label("Pool Released")
+    @Category("qv4j")
+    @Description("Every piece of a pool's scope was held or busy: its workers share the scope until the load is gone")
+    static final class PoolReleased extends Event {
+        @Label("Pool")
+        String pool;
+        @Label("Scope")
+        String scope;
+        @Label("Reason")
+        String reason;
+    }
+
     @Name("io.qv4j.WorkerPlaced")
     @Label("Worker Placed")
     @Category("qv4j")

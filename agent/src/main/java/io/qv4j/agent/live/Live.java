@@ -143,6 +143,18 @@ public final class Live implements Runnable {
         if (Flight.active()) Flight.rebalanced(summary, pools);
     }
 
+    /** The neighbours watcher moved a waiting worker. */
+    public static void moved(Pool p, Worker w, String why) {
+        changed();
+        if (Flight.active()) Flight.moved(p, w, why);
+    }
+
+    /** The neighbours watcher released a pool to its scope. */
+    public static void released(Pool p, String why) {
+        changed();
+        if (Flight.active()) Flight.released(p, why);
+    }
+
     /** These events, for the placer. */
     public static PlacementEvents events() {
         return new PlacementEvents() {
@@ -169,6 +181,16 @@ public final class Live implements Runnable {
             @Override
             public void rebalanced(String summary, int pools) {
                 Live.rebalanced(summary, pools);
+            }
+
+            @Override
+            public void moved(Pool p, Worker w, String why) {
+                Live.moved(p, w, why);
+            }
+
+            @Override
+            public void released(Pool p, String why) {
+                Live.released(p, why);
             }
         };
     }

@@ -2,6 +2,7 @@ package io.qv4j.agent.node;
 
 import io.qv4j.agent.bind.Binder;
 import io.qv4j.agent.bind.NativeAffinity;
+import io.qv4j.agent.load.LoadMeter;
 import io.qv4j.agent.log.Log;
 import io.qv4j.agent.config.NodeOptions;
 import io.qv4j.topology.CpuSet;
@@ -29,6 +30,9 @@ public final class Node {
     private final String claimsMode;
     private final int threadsBound;
     private final boolean applied;
+    /** What runs on the CPUs besides this JVM; null when {@code neighbours=off} or it cannot be read. */
+    private LoadMeter load;
+    private long neighboursMillis;
 
     private Node(LocalRank rank, Double quota, LauncherScope scope, Claims claims, String claimsMode, int threadsBound, boolean applied) {
         this.rank = rank;
@@ -81,7 +85,18 @@ public final class Node {
             claims.keepFresh(o.claimsRefreshMillis());
             mode = claims.takes() ? "node" : claims.refused() != null && take ? "refused" : "observe";
         }
-        return new Node(rank, quota, scope, claims, mode, bound, applied);
+        Node node = new Node(rank, quota, scope, claims, mode, bound, applied);
+        if (live && bindOn && o.neighboursMillis() > 0) {
+            LoadMeter meter = new LoadMeter();
+            if (meter.works()) {
+                meter.start();
+                node.load = meter;
+                node.neighboursMillis = o.neighboursMillis();
+            } else {
+                Log.debug("neighbours: /proc/stat or the threads' schedstat cannot be read here: plans do not see other processes' load");
+            }
+        }
+        return node;
     }
 
     /** A JVM alone on the node (no launcher, no quota) that claims through {@code claims}. */
@@ -103,6 +118,16 @@ public final class Node {
     /** The claims mode in effect: {@code node} (taking), {@code observe}, {@code refused} (asked to take, directory refused), {@code off}. */
     public String claimsMode() {
         return claimsMode;
+    }
+
+    /** What runs on the CPUs besides this JVM (plans leave busy PUs out, the watcher moves waiting workers), or null: {@code neighbours=off}, a dry run, no {@code /proc}. */
+    public LoadMeter load() {
+        return load;
+    }
+
+    /** How often the watcher looks at pinned workers' waits; 0 when it does not. */
+    public long neighboursMillis() {
+        return load == null ? 0 : neighboursMillis;
     }
 
     /** Node-wide claims (taking, or only observing), or null when off. */
@@ -128,6 +153,7 @@ public final class Node {
         m.put("cpuQuota", quota);
         m.put("quotaBelowAllowed", quota != null && scope.messages().stream().anyMatch(s -> s.startsWith("CPU quota")));
         m.put("claims", claimsMode);
+        m.put("neighbours", load == null ? "off" : neighboursMillis + "ms");
         m.put("claimsDir", claims == null || claims.dir() == null ? null : claims.dir().toString());
         m.put("claimsRefused", claims == null ? null : claims.refused());
         m.put("claimed", claims == null ? null : claims.mine().toString());

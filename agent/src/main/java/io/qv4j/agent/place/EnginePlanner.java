@@ -20,10 +20,15 @@ import java.util.Map;
 public final class EnginePlanner {
 
     /**
-     * @param pieces  how many pieces the universe was cut into
+     * @param cut     the pieces the universe was cut into, in the split's order
      * @param perTask one cpuset per task (slot); null = no piece for that task
      */
-    public record Plan(int pieces, List<CpuSet> perTask) {
+    public record Plan(List<CpuSet> cut, List<CpuSet> perTask) {
+
+        /** How many pieces the universe was cut into. */
+        public int pieces() {
+            return cut.size();
+        }
     }
 
     /**
@@ -82,6 +87,8 @@ public final class EnginePlanner {
         Split split = policy.cut(Scope.of(topology, universe));
         List<CpuSet> out = new ArrayList<>(tasks);
         for (Split.Assignment a : policy.assign(split, tasks)) out.add(a.scope().isPresent() ? a.scope().get().cpuset() : null);
-        return new Plan(split.pieces().size(), Collections.unmodifiableList(out));
+        List<CpuSet> cut = new ArrayList<>(split.pieces().size());
+        for (Scope piece : split.pieces()) cut.add(piece.cpuset());
+        return new Plan(Collections.unmodifiableList(cut), Collections.unmodifiableList(out));
     }
 }

@@ -21,6 +21,14 @@ public interface PlacementEvents {
     /** A rebalance re-split the JVM scope; {@code summary} is its verbose line. */
     void rebalanced(String summary, int pools);
 
+    /** The neighbours watcher moved a waiting worker; {@code why} says how long it waited and where it went. */
+    default void moved(Pool p, Worker w, String why) {
+    }
+
+    /** The neighbours watcher released a pool to its scope: every piece was held or busy. */
+    default void released(Pool p, String why) {
+    }
+
     PlacementEvents NONE = new PlacementEvents() {
         @Override
         public void planned(Pool p) {

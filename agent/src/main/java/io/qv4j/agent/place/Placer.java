@@ -37,6 +37,7 @@ public final class Placer {
     private volatile Runnable onPending;
     private volatile Annotated annotated = Annotated.NONE;
     private volatile PlacementEvents events = PlacementEvents.NONE;
+    private volatile Neighbours neighbours;
 
     public Placer(Options options, Rules rules, long waitMillis) {
         this.options = options;
@@ -59,6 +60,16 @@ public final class Placer {
 
     PlacementEvents events() {
         return events;
+    }
+
+    /** The busy-neighbours watcher, woken when a worker is pinned. */
+    void neighbours(Neighbours n) {
+        neighbours = n;
+    }
+
+    /** The busy-neighbours watcher, or null when {@code neighbours=off}. */
+    public Neighbours neighbours() {
+        return neighbours;
     }
 
     /** The environment is known: placement may begin. Threads pinned from now on answer the processor count of its JVM scope. */
@@ -338,7 +349,11 @@ public final class Placer {
             }
             if (c != null) w.bound = e.binder().bind(c);
         }
-        if (w.bound) boundAny = true;
+        if (w.bound) {
+            boundAny = true;
+            Neighbours n = neighbours;
+            if (n != null) n.wake();
+        }
         w.startNanos = System.nanoTime() - t0;
         events.placed(w.pool, w, e.binder().binds());
         if (Log.isVerbose()) {
@@ -353,14 +368,20 @@ public final class Placer {
         CpuSet c = registry.moves.remove(t);
         if (c == null) return false;
         Worker w;
+        boolean remark;
         synchronized (registry.lock) {
             w = registry.worker(t);
             if (w == null || w.exited) return true;
-            w.cpuset = c;
-            w.label = e.topology().label(c);
-            w.rebinds++;
+            // moved by its tid already (Neighbours): bound again on itself, below, to answer the JVM scope's processor count
+            remark = c.equals(w.cpuset);
+            if (!remark) w.cpuset = c;
+            if (!remark) {
+                w.label = e.topology().label(c);
+                w.rebinds++;
+            }
         }
         w.bound = e.binder().bind(c);
+        if (remark) return true;
         events.placed(w.pool, w, e.binder().binds());
         if (Log.isVerbose()) Log.debug("rebalance: thread \"" + w.name + "\" -> " + w.label + e.binder().outcome(w.bound));
         return true;

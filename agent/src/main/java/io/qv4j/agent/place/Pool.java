@@ -43,6 +43,10 @@ public final class Pool {
     /** The virtual-thread scheduler's carriers, bound to the {@code carriers=} scope. */
     boolean carriers;
     boolean shares;
+    /** Others kept its PUs busy (at planning, or while watched): its workers share its scope until they are gone. */
+    boolean released;
+    /** How often it was released: each release doubles the quiet time it needs to be pinned again. */
+    int releases;
     int started;
     final List<Worker> workers = new ArrayList<>();
 
@@ -155,6 +159,11 @@ public final class Pool {
 
     public boolean sharesPus() {
         return shares;
+    }
+
+    /** Released to its scope because others keep its PUs busy (DESIGN.md §7.1). */
+    public boolean released() {
+        return released;
     }
 
     public int started() {

@@ -3,6 +3,7 @@ package io.qv4j.agent.place;
 import io.qv4j.agent.config.Options;
 import io.qv4j.agent.config.Rule;
 import io.qv4j.agent.config.Rules;
+import io.qv4j.agent.load.PuLoad;
 import io.qv4j.agent.log.Log;
 import io.qv4j.agent.node.Claims;
 import io.qv4j.api.PlacementSpec;
@@ -37,6 +38,8 @@ final class PoolPlanner {
     private final PoolRegistry registry;
     private final EnginePlanner engine = new EnginePlanner();
     private Map<String, CpuSet> weighted; // rule name -> its share of the JVM scope; under the lock
+    /** This JVM's own tie-break among equally idle pieces ({@link LoadOrder}): the clock's low bits differ between JVMs. */
+    private final int offset = (int) ((System.nanoTime() * 0x9E3779B97F4A7C15L) >>> 33);
 
     PoolPlanner(Options options, Rules rules, PoolRegistry registry) {
         this.options = options;
@@ -66,11 +69,8 @@ final class PoolPlanner {
             p.reason = "no topology: " + e.problem();
             return;
         }
-        CpuSet scope = e.jvm();
-        if (p.parent != null && p.parent.intersects(e.jvm())) {
-            scope = p.parent.and(e.jvm());
-            p.reason += ", inside its creator's piece " + scope;
-        }
+        CpuSet scope = scopeOf(p, e);
+        if (!scope.equals(e.jvm())) p.reason += ", inside its creator's piece " + scope;
         if (p.tasks < 0) {
             p.scope = scope;
             p.universe = scope.toString();
@@ -79,25 +79,36 @@ final class PoolPlanner {
         }
         Claims node = e.node() == null ? null : e.node().claims();
         CpuSet others = node == null ? CpuSet.empty() : node.others(scope);
+        PuLoad load = e.node() == null || e.node().load() == null ? null : e.node().load().recent();
+        CpuSet busy = load == null ? CpuSet.empty() : load.busy(scope).andNot(others);
         for (int attempt = 0; ; attempt++) {
-            CpuSet claimed = others;
+            CpuSet claimed = others.or(busy);
             for (Pool o : registry.pools()) {
                 if (o != p && o.pinned && o.slots != null && o.alive()) claimed = claimed.or(o.scope);
             }
             EnginePlanner.Plan plan = choose(p, e, scope, claimed);
             if (plan == null) return;
+            if (load != null && policyOf(p, options).ordinal() < 0 && e.topology().cpuKinds().size() < 2) plan = LoadOrder.turn(plan, load, offset);
             CpuSet union = fill(p, plan, scope);
-            if (union.intersects(others)) {
+            if (union.intersects(others) || union.intersects(busy)) {
                 // the free part cannot hold the pool: leave the workers to the kernel's balancing
-                // inside the scope rather than pile them onto PUs other JVMs hold
+                // inside the scope rather than pile them onto PUs other JVMs hold or others keep busy
                 p.slots = null;
                 p.scope = scope;
                 p.shares = true;
-                p.reason += ", not enough PUs free of other JVMs' claims (" + others + "): bound to the pool scope";
-                Log.once("crowded:" + p.name, "pool " + p.name + ": other JVMs claim " + others + " of " + scope
-                        + " and the rest cannot hold its " + p.tasks + " workers: they share " + scope);
+                if (union.intersects(others)) {
+                    p.reason += ", not enough PUs free of other JVMs' claims (" + others + "): bound to the pool scope";
+                    Log.once("crowded:" + p.name, "pool " + p.name + ": other JVMs claim " + others + " of " + scope
+                            + " and the rest cannot hold its " + p.tasks + " workers: they share " + scope);
+                } else {
+                    p.released = true;
+                    p.reason += ", not enough PUs free of other processes' work (" + load.describeBusy(scope) + "): bound to the pool scope";
+                    Log.info("pool " + p.name + ": other processes keep " + load.describeBusy(scope) + " of " + scope + " busy and the rest cannot hold its "
+                            + p.tasks + " workers: they share " + scope + " until the load is gone");
+                }
                 return;
             }
+            p.released = false;
             p.shares = p.scope.intersects(claimed);
             if (p.shares) Log.debug("pool " + p.name + " shares PUs with other pinned pools (" + claimed + " taken)");
             CpuSet lost = node == null || p.shares ? CpuSet.empty() : node.claim(union);
@@ -108,6 +119,35 @@ final class PoolPlanner {
             node.release(union.andNot(lost));
             others = others.or(lost);
         }
+    }
+
+    /** The pieces the pool's policy cuts {@code scope} into (planned once, then remembered); empty when it cannot. */
+    List<CpuSet> cut(Pool p, Env e, CpuSet scope) {
+        try {
+            return engine.plan(e.topology(), scope, policyOf(p, options), Math.max(1, p.tasks)).cut();
+        } catch (RuntimeException ex) {
+            return List.of();
+        }
+    }
+
+    /** Whether the pool would be pinned on PUs of its scope that nobody holds and others leave idle. */
+    boolean fitsIdle(Pool p, Env e, PuLoad load) {
+        CpuSet scope = scopeOf(p, e);
+        CpuSet free = scope.andNot(load.busy(scope));
+        if (e.node() != null && e.node().claims() != null) free = free.andNot(e.node().claims().others(scope));
+        synchronized (registry.lock) {
+            for (Pool o : registry.pools()) if (o != p && o.pinned && o.slots != null && o.alive()) free = free.andNot(o.scope);
+        }
+        try {
+            return !free.isEmpty() && engine.plan(e.topology(), free, policyOf(p, options), p.tasks).pieces() >= p.tasks;
+        } catch (RuntimeException ex) {
+            return false;
+        }
+    }
+
+    /** What the pool splits: the JVM scope, or its creator's piece of it (nested scopes, DESIGN.md §7). */
+    static CpuSet scopeOf(Pool p, Env e) {
+        return p.parent != null && p.parent.intersects(e.jvm()) ? p.parent.and(e.jvm()) : e.jvm();
     }
 
     /** The plan on the free part of the scope, else on all of it; null (pool unpinned) when the policy cannot place it. */

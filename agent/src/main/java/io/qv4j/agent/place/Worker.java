@@ -19,6 +19,12 @@ public final class Worker {
     long startNanos = -1;
     /** How often a rebalance moved it. */
     int rebinds;
+    /** How often the neighbours watcher moved it off a contended PU. */
+    int moves;
+    /** The watcher's period when it last moved it; -1: never. */
+    long movedAt = -1;
+    /** The share of the watcher's last period it waited for its PU; -1: not measured. */
+    double waited = -1;
 
     Worker(String name, Pool pool) {
         this.name = name;
@@ -60,5 +66,14 @@ public final class Worker {
 
     public int rebinds() {
         return rebinds;
+    }
+
+    public int moves() {
+        return moves;
+    }
+
+    /** The share of the last watched period this worker waited for its PU, 0 to 1; -1 when not watched. */
+    public double waited() {
+        return waited;
     }
 }

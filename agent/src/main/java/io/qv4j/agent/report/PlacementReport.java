@@ -52,6 +52,7 @@ public final class PlacementReport {
         });
         out.put("pools", list);
         if (rebalancer != null) out.put("rebalance", rebalancer.report());
+        if (placer.neighbours() != null) out.put("neighbours", placer.neighbours().report());
         return out;
     }
 
@@ -84,6 +85,7 @@ public final class PlacementReport {
         m.put("parent", p.parent() == null ? null : p.parent().toString());
         m.put("sharesPus", p.sharesPus());
         m.put("oversubscribed", p.oversubscribed());
+        m.put("released", p.released());
         m.put("started", p.started());
         long done = p.completedTasks();
         m.put("completedTasks", done < 0 ? null : done);
@@ -115,6 +117,8 @@ public final class PlacementReport {
             t.put("exited", w.exited());
             t.put("startMicros", w.startNanos() < 0 ? null : w.startNanos() / 1000.0);
             if (w.rebinds() > 0) t.put("rebinds", w.rebinds());
+            if (w.moves() > 0) t.put("moves", w.moves());
+            if (w.waited() >= 0) t.put("waited", Math.round(w.waited() * 1000) / 1000.0);
             threads.add(t);
         }
         m.put("threads", threads);

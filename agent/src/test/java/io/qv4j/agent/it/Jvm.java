@@ -110,6 +110,9 @@ public final class Jvm {
             // node-wide claims in a directory of this run's own, unless the test is about claims:
             // other JVMs on a shared machine (builds, tests) must not change what this one plans
             String claims = agentArgs.contains("claims") ? "" : "claims-dir=" + Files.createTempDirectory("qv-claims") + ",";
+            // and fixed pinning unless the test is about busy neighbours: placement tests expect the
+            // policy's pieces in order, which a busy build machine or the per-JVM turn would change
+            if (!agentArgs.contains("neighbours")) claims += "neighbours=off,";
             cmd.add("-javaagent:" + agent + "=" + agentArgs + (agentArgs.isEmpty() ? "" : ",") + claims + "report=" + report);
         }
         cmd.add("-cp");

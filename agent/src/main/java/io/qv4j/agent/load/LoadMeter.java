@@ -1,0 +1,172 @@
+package io.qv4j.agent.load;
+
+import java.io.File;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * Readings of {@code /proc}: each PU's busy and total time ({@code /proc/stat}, host-wide even in a
+ * container, in clock ticks), each of this JVM's threads' CPU time and the PU it last ran on
+ * ({@code /proc/self/task/TID/stat}), and for the threads asked, how long they waited on a run
+ * queue ({@code /proc/self/task/TID/schedstat}, nanoseconds). Two readings make a {@link PuLoad}:
+ * what ran on each PU that is not this JVM's, and each asked thread's wait.
+ *
+ * <p>Views for planning start from the last reading at least {@link #MIN_WINDOW_NANOS} old: the
+ * first is taken as the agent starts, later ones by the {@code qv-neighbours} watcher
+ * ({@link #offer}), so a pool planned while workers are watched sees the last second or so.
+ * Thread-safe (one reading at a time: they share a buffer).
+ */
+public final class LoadMeter {
+
+    /** A window shorter than this is mostly rounding (a tick is 10 ms): views reach further back. */
+    static final long MIN_WINDOW_NANOS = 200_000_000L;
+    /** Threads read per reading: a JVM of thousands of threads pays for the first thousand only. */
+    static final int MAX_THREADS = 1024;
+
+    /**
+     * One reading.
+     *
+     * @param nanos   when ({@link System#nanoTime})
+     * @param busy    each PU's non-idle ticks, by OS index (user, nice, system, irq, softirq, steal)
+     * @param all     each PU's ticks, idle and iowait included
+     * @param threads this JVM's threads by tid: {ticks, last PU, run ns, wait ns} (the last two -1 unless asked)
+     */
+    public record Sample(long nanos, long[] busy, long[] all, Map<Long, long[]> threads) {
+    }
+
+    private final String proc;
+    private final ProcText text = new ProcText();
+    private Sample older;
+    private Sample newer;
+
+    /** Readings of the live machine. */
+    public LoadMeter() {
+        this("/proc");
+    }
+
+    /** Readings under another root (tests): {@code ROOT/stat}, {@code ROOT/self/task/...}. */
+    public LoadMeter(String proc) {
+        this.proc = proc;
+    }
+
+    /** Whether this machine has the files: false where there is no {@code /proc/stat} or schedstat. */
+    public boolean works() {
+        return new File(proc + "/stat").canRead() && new File(proc + "/self/schedstat").canRead();
+    }
+
+    /** The first reading, taken as the agent starts. */
+    public synchronized void start() {
+        offer(sample(null));
+    }
+
+    /** A reading the watcher took: later planning views start from it. */
+    public synchronized void offer(Sample s) {
+        if (s == null) return;
+        if (newer == null || s.nanos() - newer.nanos() >= MIN_WINDOW_NANOS) {
+            older = newer;
+            newer = s;
+        }
+    }
+
+    /**
+     * What ran on each PU lately, for planning: from the last reading at least
+     * {@link #MIN_WINDOW_NANOS} old (else the one before) to now. Null when nothing can be read.
+     */
+    public synchronized PuLoad recent() {
+        Sample now = sample(null);
+        if (now == null) return null;
+        Sample from = newer != null && now.nanos() - newer.nanos() >= MIN_WINDOW_NANOS || older == null ? newer : older;
+        offer(now);
+        return from == null ? null : PuLoad.between(from, now);
+    }
+
+    /** A reading, with the run and wait times of the threads {@code waitTids} (null: none); null when {@code /proc/stat} cannot be read. */
+    public synchronized Sample sample(long[] waitTids) {
+        long nanos = System.nanoTime();
+        if (!text.read(proc + "/stat")) return null;
+        long[][] cpus = cpuLines();
+        Map<Long, long[]> threads = new HashMap<>();
+        String[] tids = new File(proc + "/self/task").list();
+        if (tids != null) {
+            for (int i = 0; i < tids.length && i < MAX_THREADS; i++) {
+                long tid = parse(tids[i]);
+                long[] t = tid > 0 ? thread(tid) : null;
+                if (t != null) threads.put(tid, t);
+            }
+        }
+        if (waitTids != null) {
+            for (long tid : waitTids) {
+                long[] t = threads.get(tid);
+                if (t != null && text.read(proc + "/self/task/" + tid + "/schedstat")) {
+                    t[2] = text.number(0);
+                    t[3] = text.number(text.next);
+                }
+            }
+        }
+        return new Sample(nanos, cpus[0], cpus[1], threads);
+    }
+
+    /** The {@code cpuN} lines of {@code /proc/stat} in the buffer: busy and all ticks by N. */
+    private long[][] cpuLines() {
+        int max = -1;
+        long[] busy = new long[64];
+        long[] all = new long[64];
+        byte[] b = text.buf;
+        for (int i = 0; i < text.len; i = text.after(i, (byte) '\n')) {
+            if (i + 3 >= text.len || b[i] != 'c' || b[i + 1] != 'p' || b[i + 2] != 'u' || b[i + 3] < '0' || b[i + 3] > '9') continue;
+            long n = text.number(i + 3);
+            if (n < 0 || n >= 1 << 16) continue;
+            int cpu = (int) n;
+            if (cpu >= busy.length) {
+                int size = Math.max(cpu + 1, busy.length * 2);
+                busy = java.util.Arrays.copyOf(busy, size);
+                all = java.util.Arrays.copyOf(all, size);
+            }
+            long[] f = new long[8]; // user nice system idle iowait irq softirq steal
+            int at = text.next;
+            for (int k = 0; k < f.length; k++) {
+                long v = text.number(at);
+                if (v < 0) break;
+                f[k] = v;
+                at = text.next;
+            }
+            busy[cpu] = f[0] + f[1] + f[2] + f[5] + f[6] + f[7];
+            all[cpu] = busy[cpu] + f[3] + f[4];
+            max = Math.max(max, cpu);
+        }
+        return new long[][] {java.util.Arrays.copyOf(busy, max + 1), java.util.Arrays.copyOf(all, max + 1)};
+    }
+
+    /** {ticks, last PU, -1, -1} of this JVM's thread {@code tid}, or null when it ended. */
+    private long[] thread(long tid) {
+        if (!text.read(proc + "/self/task/" + tid + "/stat")) return null;
+        // the name, in parentheses, may hold blanks and parentheses: fields count from the last ')'
+        int i = text.len;
+        while (i > 0 && text.buf[i - 1] != ')') i--;
+        if (i == 0) return null;
+        long utime = -1, stime = -1, cpu = -1;
+        for (int field = 3; field <= 39 && i < text.len; field++) {
+            while (i < text.len && text.buf[i] == ' ') i++;
+            if (field == 14 || field == 15 || field == 39) {
+                long v = text.number(i);
+                if (field == 14) utime = v;
+                else if (field == 15) stime = v;
+                else cpu = v;
+            }
+            while (i < text.len && text.buf[i] != ' ') i++;
+        }
+        if (utime < 0 || stime < 0 || cpu < 0) return null;
+        return new long[] {utime + stime, cpu, -1, -1};
+    }
+
+    private static long parse(String s) {
+        long v = 0;
+        if (s.isEmpty() || s.length() > 18) return -1;
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c < '0' || c > '9') return -1;
+            v = v * 10 + (c - '0');
+        }
+        return v;
+    }
+}

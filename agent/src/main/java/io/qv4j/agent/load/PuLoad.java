@@ -1,0 +1,104 @@
+package io.qv4j.agent.load;
+
+import io.qv4j.topology.CpuSet;
+
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * What ran on each PU over a window, less this JVM's own threads (each thread's CPU time counted
+ * on the PU it last ran on: exact for a pinned worker, close enough for the rest), as a fraction
+ * of the window; and for the threads a reading asked about, the fraction of the window they
+ * waited on a run queue. Immutable.
+ */
+public final class PuLoad {
+
+    /** A PU at least this busy with others' work is busy: plans leave it out, a worker there may be contended. */
+    public static final double BUSY = 0.25;
+    /** A PU a worker moves to is at most this busy with others' work. */
+    public static final double IDLE = 0.10;
+    /** A worker that waited at least this share of the window for its PU, which others keep busy, is contended. */
+    public static final double WAIT = 0.20;
+
+    private final double[] foreign;
+    private final Map<Long, Double> waited;
+    private final long nanos;
+
+    PuLoad(double[] foreign, Map<Long, Double> waited, long nanos) {
+        this.foreign = foreign;
+        this.waited = waited;
+        this.nanos = nanos;
+    }
+
+    /** For tests and tools: each PU's load from others by OS index, and the threads' wait shares. */
+    public static PuLoad of(double[] foreign, Map<Long, Double> waited, long nanos) {
+        return new PuLoad(foreign.clone(), Map.copyOf(waited), nanos);
+    }
+
+    /** The view from reading {@code a} to the later reading {@code b}. */
+    public static PuLoad between(LoadMeter.Sample a, LoadMeter.Sample b) {
+        int n = b.busy().length;
+        long[] own = new long[n];
+        Map<Long, Double> waited = new HashMap<>();
+        long window = Math.max(1, b.nanos() - a.nanos());
+        for (Map.Entry<Long, long[]> e : b.threads().entrySet()) {
+            long[] now = e.getValue();
+            long[] before = a.threads().get(e.getKey());
+            long ticks = now[0] - (before == null ? 0 : before[0]);
+            if (ticks > 0 && now[1] >= 0 && now[1] < n) own[(int) now[1]] += ticks;
+            if (now[3] >= 0 && before != null && before[3] >= 0 && now[3] >= before[3]) {
+                waited.put(e.getKey(), Math.min(1.0, (now[3] - before[3]) / (double) window));
+            }
+        }
+        double[] foreign = new double[n];
+        for (int i = 0; i < n; i++) {
+            long all = b.all()[i] - (i < a.all().length ? a.all()[i] : 0);
+            long busy = b.busy()[i] - (i < a.busy().length ? a.busy()[i] : 0) - own[i];
+            foreign[i] = all <= 0 ? 0 : Math.max(0, Math.min(1, busy / (double) all));
+        }
+        return new PuLoad(foreign, waited, window);
+    }
+
+    /** PU {@code pu}'s load from others over the window, 0 to 1 (0 for a PU never read). */
+    public double of(int pu) {
+        return pu >= 0 && pu < foreign.length ? foreign[pu] : 0;
+    }
+
+    /** The mean load from others over the PUs of {@code c} (0 for an empty set). */
+    public double mean(CpuSet c) {
+        int n = 0;
+        double sum = 0;
+        for (int pu : c.toArray()) {
+            sum += of(pu);
+            n++;
+        }
+        return n == 0 ? 0 : sum / n;
+    }
+
+    /** The PUs of {@code within} at least {@link #BUSY} busy with others' work. */
+    public CpuSet busy(CpuSet within) {
+        java.util.BitSet b = new java.util.BitSet();
+        for (int pu : within.toArray()) if (of(pu) >= BUSY) b.set(pu);
+        return CpuSet.of(b);
+    }
+
+    /** The share of the window thread {@code tid} waited for a PU, or -1 when not measured. */
+    public double waited(long tid) {
+        Double w = waited.get(tid);
+        return w == null ? -1 : w;
+    }
+
+    /** The window's length in milliseconds. */
+    public long millis() {
+        return nanos / 1_000_000;
+    }
+
+    /** {@code pus 0 (97 %), 3 (40 %)}: the busy PUs of {@code within} and their load, for messages. */
+    public String describeBusy(CpuSet within) {
+        StringBuilder s = new StringBuilder();
+        for (int pu : busy(within).toArray()) {
+            s.append(s.length() == 0 ? "" : ", ").append(pu).append(" (").append(Math.round(of(pu) * 100)).append(" %)");
+        }
+        return s.length() == 0 ? "none" : "pus " + s;
+    }
+}

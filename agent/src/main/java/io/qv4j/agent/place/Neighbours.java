@@ -1,0 +1,380 @@
+package io.qv4j.agent.place;
+
+import io.qv4j.agent.boot.AgentThread;
+import io.qv4j.agent.load.LoadMeter;
+import io.qv4j.agent.load.PuLoad;
+import io.qv4j.agent.log.Log;
+import io.qv4j.topology.CpuSet;
+import io.qv4j.topology.HwObject;
+import io.qv4j.topology.HwType;
+import io.qv4j.topology.Topology;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.concurrent.ThreadPoolExecutor;
+
+/**
+ * Busy neighbours (DESIGN.md §7.1): the {@code qv-neighbours} thread, the agent's own, looks every
+ * period (about {@code neighbours=}, jittered by ±20 % so that JVMs drift apart) at how long each
+ * pinned worker waited for its PU. A worker that waited {@link PuLoad#WAIT} of the period on a PU
+ * others keep {@link PuLoad#BUSY} is moved, by its kernel thread id, to an idle piece of its pool's
+ * split nobody holds, the nearest first; with none, after {@link #RELEASE_PERIODS} such periods its
+ * pool is released to its scope for the kernel to balance, and pinned again once it fits on idle
+ * PUs for a quiet time that doubles with each release. A PU left because of others is not a target
+ * for {@link #AVOID_PERIODS}, a moved worker stays put for {@link #COOLDOWN_PERIODS}, and a move
+ * waits a random moment and looks again that its target is still idle: another JVM moving at the
+ * same instant takes it first rather than both swapping forever. Idle (parked) while no worker is pinned.
+ */
+public final class Neighbours implements Runnable {
+
+    /** Periods a PU left because of others is not a target. */
+    static final int AVOID_PERIODS = 20;
+    /** Periods a moved worker is not moved again. */
+    static final int COOLDOWN_PERIODS = 4;
+    /** Contended periods in a row, with no idle piece to go to, before a pool is released. */
+    static final int RELEASE_PERIODS = 2;
+    /** Quiet periods a released pool needs before it is pinned again, doubled by each release up to {@link #MAX_QUIET_PERIODS}. */
+    static final int QUIET_PERIODS = 2;
+    static final int MAX_QUIET_PERIODS = 128;
+    /** The most a move waits before it looks again at its target. */
+    static final long CONFIRM_MILLIS = 200;
+    /** A target others (another JVM's worker that just moved) keep this busy since the period's reading is taken. */
+    static final double TAKEN = 0.5;
+
+    /** Where the readings come from: the live machine's {@link LoadMeter}, or a test's. */
+    interface Readings {
+        /** The period since the last call, with the waits of threads {@code tids}; null the first time or when nothing can be read. */
+        PuLoad next(long[] tids);
+
+        /** The short time since the last {@link #next}, to see a target is still idle; null when unknown. */
+        PuLoad since();
+
+        /** Watching pauses: the next {@link #next} starts afresh. */
+        void reset();
+    }
+
+    private final Placer placer;
+    private final Readings readings;
+    private final long periodMillis;
+    private final SplittableRandom random = new SplittableRandom();
+    private final Map<Integer, Long> avoid = new HashMap<>();
+    private final Map<Pool, Integer> strikes = new IdentityHashMap<>();
+    private final Map<Pool, Integer> quiet = new IdentityHashMap<>();
+    private final Object idle = new Object();
+    private volatile boolean watching;
+    private long period;
+    private volatile int moves;
+    private volatile int releases;
+
+    Neighbours(Placer placer, Readings readings, long periodMillis) {
+        this.placer = placer;
+        this.readings = readings;
+        this.periodMillis = periodMillis;
+    }
+
+    /** Starts the {@code qv-neighbours} thread for the live machine; it parks until a worker is pinned. */
+    public static Neighbours start(Placer placer, LoadMeter meter, long periodMillis) {
+        Neighbours n = new Neighbours(placer, live(meter), periodMillis);
+        placer.neighbours(n);
+        new AgentThread("qv-neighbours", n).start();
+        return n;
+    }
+
+    static Readings live(LoadMeter meter) {
+        return new Readings() {
+            private LoadMeter.Sample last;
+
+            @Override
+            public PuLoad next(long[] tids) {
+                LoadMeter.Sample now = meter.sample(tids);
+                meter.offer(now);
+                LoadMeter.Sample before = last;
+                last = now;
+                return before == null || now == null ? null : PuLoad.between(before, now);
+            }
+
+            @Override
+            public PuLoad since() {
+                LoadMeter.Sample now = meter.sample(null);
+                return last == null || now == null ? null : PuLoad.between(last, now);
+            }
+
+            @Override
+            public void reset() {
+                last = null;
+            }
+        };
+    }
+
+    /** A worker was pinned: watching begins, or goes on. */
+    void wake() {
+        if (watching) return;
+        synchronized (idle) {
+            watching = true;
+            idle.notifyAll();
+        }
+    }
+
+    @Override
+    public void run() {
+        while (true) {
+            try {
+                if (!watching) {
+                    synchronized (idle) {
+                        while (!watching) idle.wait();
+                    }
+                    period(); // the first reading: the first period is measured from here
+                }
+                Thread.sleep(Math.round(periodMillis * (0.8 + 0.4 * random.nextDouble())));
+                if (!period()) {
+                    watching = false;
+                    readings.reset();
+                    if (!watched(new ArrayList<>(), new ArrayList<>(), new ArrayList<>())) continue;
+                    watching = true; // pinned between the period and now
+                }
+            } catch (InterruptedException e) {
+                return;
+            } catch (Throwable t) {
+                Log.once("neighbours:" + t.getClass().getName(), "neighbours: a period failed (" + t + "); trying again next period");
+            }
+        }
+    }
+
+    /** The workers moved and the pools released so far, and the period, for the report. */
+    public Map<String, Object> report() {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("periodMillis", periodMillis);
+        m.put("moves", moves);
+        m.put("releases", releases);
+        return m;
+    }
+
+    /** One period; false when there is nothing to watch. */
+    boolean period() throws InterruptedException {
+        Env e = placer.env();
+        if (e == null || e.topology() == null) return false;
+        List<Thread> threads = new ArrayList<>();
+        List<Worker> workers = new ArrayList<>();
+        List<Pool> released = new ArrayList<>();
+        if (!watched(threads, workers, released)) return false;
+        long[] tids = new long[workers.size()];
+        for (int i = 0; i < tids.length; i++) tids[i] = workers.get(i).tid;
+        PuLoad load = readings.next(tids);
+        if (load == null) return true;
+        period++;
+        Map<Pool, Boolean> contendedPools = new IdentityHashMap<>();
+        for (int i = 0; i < workers.size(); i++) {
+            Worker w = workers.get(i);
+            w.waited = load.waited(w.tid);
+            if (w.waited < PuLoad.WAIT || load.mean(w.cpuset) < PuLoad.BUSY) continue;
+            if (w.movedAt >= 0 && period - w.movedAt < COOLDOWN_PERIODS) continue;
+            CpuSet target = target(w, e, load);
+            if (target == null) {
+                contendedPools.put(w.pool, Boolean.TRUE);
+                if (strikes.merge(w.pool, 1, Integer::sum) >= RELEASE_PERIODS && release(w.pool, e, why(w, load))) strikes.remove(w.pool);
+            } else if (confirm(target)) {
+                move(threads.get(i), w, target, e, load);
+            }
+        }
+        strikes.keySet().retainAll(contendedPools.keySet());
+        for (Pool p : released) {
+            if (!placer.planner().fitsIdle(p, e, load)) {
+                quiet.remove(p);
+            } else if (quiet.merge(p, 1, Integer::sum) >= Math.min(MAX_QUIET_PERIODS, QUIET_PERIODS << Math.min(p.releases, 6))) {
+                quiet.remove(p);
+                pinAgain(p, e);
+            }
+        }
+        quiet.keySet().retainAll(released);
+        avoid.values().removeIf(until -> until <= period);
+        return true;
+    }
+
+    /** Fills the pinned workers to watch and the released pools; false when there are none. */
+    private boolean watched(List<Thread> threads, List<Worker> workers, List<Pool> released) {
+        Env e = placer.env();
+        if (e == null) return false;
+        PoolRegistry registry = placer.registry();
+        synchronized (registry.lock) {
+            for (Map.Entry<Thread, Worker> x : registry.liveWorkers().entrySet()) {
+                Worker w = x.getValue();
+                Pool p = w.pool;
+                if (w.exited || !w.bound || w.tid <= 0 || w.appBound || !p.pinned || p.released || p.slots == null || w.slot < 0) continue;
+                if (w.cpuset == null || w.cpuset.cardinality() >= PoolPlanner.scopeOf(p, e).cardinality()) continue;
+                threads.add(x.getKey());
+                workers.add(w);
+            }
+            for (Pool p : registry.pools()) if (p.released && p.pinned && p.tasks > 0 && p.alive()) released.add(p);
+        }
+        return !workers.isEmpty() || !released.isEmpty();
+    }
+
+    /**
+     * An idle piece of {@code w}'s pool's split, as large as its own, that no pinned worker of this
+     * JVM and no other JVM holds and that was not left because of others lately: the nearest in the
+     * machine's tree, then the least loaded; null when there is none.
+     */
+    private CpuSet target(Worker w, Env e, PuLoad load) {
+        Pool p = w.pool;
+        CpuSet scope = PoolPlanner.scopeOf(p, e);
+        List<CpuSet> cut = placer.planner().cut(p, e, scope);
+        CpuSet taken = e.node() == null || e.node().claims() == null ? CpuSet.empty() : e.node().claims().others(scope);
+        synchronized (placer.registry().lock) {
+            for (Worker o : placer.registry().liveWorkers().values()) {
+                if (!o.exited && o.cpuset != null && o.pool.pinned && o.pool.slots != null && !o.pool.released) {
+                    if (o.slot >= 0) taken = taken.or(o.cpuset);
+                }
+            }
+        }
+        List<CpuSet> free = new ArrayList<>();
+        for (CpuSet c : cut) {
+            if (c.cardinality() != w.cpuset.cardinality() || c.intersects(taken) || avoided(c) || load.mean(c) > PuLoad.IDLE) continue;
+            free.add(c);
+        }
+        return nearest(w.cpuset, free, load, e.topology());
+    }
+
+    /** Of {@code candidates}, the one sharing the most objects of the tree with {@code from}, then the least loaded, then the first. */
+    static CpuSet nearest(CpuSet from, List<CpuSet> candidates, PuLoad load, Topology t) {
+        CpuSet best = null;
+        int bestNear = -1;
+        double bestLoad = 2;
+        for (CpuSet c : candidates) {
+            int near = 0;
+            for (HwType type : new HwType[] {HwType.PACKAGE, HwType.NUMANODE, HwType.L3, HwType.L2, HwType.CORE}) {
+                for (HwObject o : t.objects(type)) {
+                    if (o.cpuset().containsAll(c) && o.cpuset().containsAll(from)) {
+                        near++;
+                        break;
+                    }
+                }
+            }
+            double l = load.mean(c);
+            if (near > bestNear || near == bestNear && l < bestLoad) {
+                best = c;
+                bestNear = near;
+                bestLoad = l;
+            }
+        }
+        return best;
+    }
+
+    private boolean avoided(CpuSet c) {
+        for (int pu : c.toArray()) if (avoid.containsKey(pu)) return true;
+        return false;
+    }
+
+    /** Waits a random moment and looks again: false when the target got busy since the period's reading (another JVM moved there). */
+    private boolean confirm(CpuSet target) throws InterruptedException {
+        Thread.sleep(random.nextLong(CONFIRM_MILLIS + 1));
+        PuLoad recent = readings.since();
+        return recent == null || recent.mean(target) < TAKEN;
+    }
+
+    /** {@code thread "app-1" waited 48 % of the last 510 ms for pu 0 (others keep it 97 % busy)}. */
+    private static String why(Worker w, PuLoad load) {
+        return "thread \"" + w.name + "\" waited " + percent(w.waited) + " of the last " + load.millis() + " ms for pus " + w.cpuset
+                + " (others keep them " + percent(load.mean(w.cpuset)) + " busy)";
+    }
+
+    private static String percent(double f) {
+        return String.format(Locale.ROOT, "%d %%", Math.round(f * 100));
+    }
+
+    /** Moves {@code w} to {@code target}: its slot's piece changes, the claims follow, the thread is bound by its tid. */
+    private void move(Thread t, Worker w, CpuSet target, Env e, PuLoad load) {
+        Pool p = w.pool;
+        CpuSet from = w.cpuset;
+        String why = why(w, load);
+        PoolRegistry registry = placer.registry();
+        synchronized (registry.lock) {
+            if (w.exited || p.slots == null || p.released || !from.equals(w.cpuset) || w.slot < 0 || w.slot >= p.slots.size()) return;
+            List<CpuSet> pieces = new ArrayList<>(p.slots.size());
+            for (int s = 0; s < p.slots.size(); s++) pieces.add(s == w.slot ? target : p.slots.piece(s));
+            p.slots.repiece(pieces);
+            p.scope = p.slots.union();
+            w.cpuset = target;
+            w.label = e.topology().label(target);
+            w.moves++;
+            w.movedAt = period;
+            placer.planner().syncClaims(e);
+            // a pool worker binds itself again at its next task, so that it answers the JVM scope's processor count
+            if (p.ref.get() instanceof ThreadPoolExecutor) registry.moves.put(t, target);
+        }
+        for (int pu : from.toArray()) avoid.put(pu, period + AVOID_PERIODS);
+        w.bound = e.binder().bindThread(w.tid, target);
+        moves++;
+        placer.events().moved(p, w, why + "; moved to " + w.label);
+        Log.debug("neighbours: pool " + p.name + " " + why + ": moved to " + w.label + e.binder().outcome(w.bound));
+        placer.requestCatchUp();
+    }
+
+    /** Every piece is held or busy: the pool's workers share its scope, for the kernel to balance, until the load is gone. */
+    private boolean release(Pool p, Env e, String why) {
+        CpuSet scope = PoolPlanner.scopeOf(p, e);
+        Map<Thread, Worker> members = new LinkedHashMap<>();
+        PoolRegistry registry = placer.registry();
+        synchronized (registry.lock) {
+            if (p.released || p.slots == null) return false;
+            p.slots = null;
+            p.scope = scope;
+            p.shares = true;
+            p.released = true;
+            p.releases++;
+            placer.planner().syncClaims(e);
+            for (Map.Entry<Thread, Worker> x : registry.liveWorkers().entrySet()) {
+                Worker w = x.getValue();
+                if (w.pool != p || w.exited || w.appBound) continue;
+                w.slot = -1;
+                w.cpuset = scope;
+                w.label = e.topology().label(scope);
+                members.put(x.getKey(), w);
+                if (p.ref.get() instanceof ThreadPoolExecutor) registry.moves.put(x.getKey(), scope);
+            }
+        }
+        for (Worker w : members.values()) w.bound = e.binder().bindThread(w.tid, scope);
+        releases++;
+        Log.info("pool " + p.name + ": " + why + " and no idle piece is left in pus " + scope + ": its workers share pus " + scope
+                + " for the kernel to balance, until the load is gone");
+        placer.events().released(p, why);
+        placer.requestCatchUp();
+        return true;
+    }
+
+    /** The load is gone: the pool is planned again on the PUs others leave idle and its workers bound to their pieces. */
+    private void pinAgain(Pool p, Env e) {
+        Map<Thread, Worker> members = new LinkedHashMap<>();
+        PoolRegistry registry = placer.registry();
+        synchronized (registry.lock) {
+            p.planned = false;
+            p.slots = null;
+            p.scope = null;
+            p.shares = false;
+            placer.planner().plan(p, e);
+            if (p.slots == null || p.released) return;
+            for (Map.Entry<Thread, Worker> x : registry.liveWorkers().entrySet()) {
+                Worker w = x.getValue();
+                if (w.pool != p || w.exited || w.appBound) continue;
+                w.slot = p.slots.take(x.getKey());
+                w.cpuset = w.slot >= 0 ? p.slots.piece(w.slot) : p.scope;
+                if (w.cpuset == null) w.cpuset = p.scope;
+                w.label = e.topology().label(w.cpuset);
+                members.put(x.getKey(), w);
+                if (p.ref.get() instanceof ThreadPoolExecutor) registry.moves.put(x.getKey(), w.cpuset);
+            }
+            placer.events().planned(p);
+        }
+        for (Worker w : members.values()) {
+            w.bound = e.binder().bindThread(w.tid, w.cpuset);
+            placer.events().placed(p, w, e.binder().binds());
+        }
+        Log.info("pool " + p.name + ": the load on pus " + PoolPlanner.scopeOf(p, e) + " is gone: its workers are pinned again (" + p.universe + ")");
+        placer.requestCatchUp();
+    }
+}
