@@ -1,5 +1,6 @@
 package io.qv4j.agent.place;
 
+import io.qv4j.agent.bind.Binder;
 import io.qv4j.agent.log.Log;
 import io.qv4j.topology.CpuSet;
 
@@ -12,7 +13,7 @@ import io.qv4j.topology.CpuSet;
  * events), a mask qv4j gave some other thread counts as inherited (threads inherit their
  * creator's mask: fork/join workers and Netty's event loops start each other), so the
  * application's binding to exactly such a mask is not told apart there. A thread qv4j does not
- * place that inherited such a mask is given the JVM scope back ({@link Placer}).
+ * place that inherited such a mask is given the JVM scope back ({@link #unconfine}).
  */
 final class ApplicationBound {
 
@@ -48,5 +49,31 @@ final class ApplicationBound {
         for (Worker o : registry.liveWorkers().values()) if (o != except && !o.appBound && mask.equals(o.cpuset)) return true;
         for (Pool p : registry.pools()) if (mask.equals(p.scope) || mask.equals(p.parent)) return true;
         return false;
+    }
+
+    /**
+     * A thread qv4j does not place, starting on itself, must not keep a mask it inherited from one
+     * qv4j placed (threads inherit their creator's mask): the common pool's workers, started by a
+     * worker pinned to one PU, would all share that PU. It gets the JVM scope, where it runs
+     * without the agent. Any other mask (the JVM scope, the application's own choice) is kept.
+     * Called only once qv4j has bound some thread (the {@link Placer} checks, one volatile read):
+     * before that no thread can have inherited a mask it gave.
+     */
+    static void unconfine(Placer placer, Thread t) {
+        Env e = placer.env();
+        if (e == null || !e.live() || !e.binder().binds()) return;
+        CpuSet now = Binder.currentMask();
+        if (now == null || now.equals(e.jvm())) return;
+        PoolRegistry registry = placer.registry();
+        synchronized (registry.lock) {
+            if (!givenByQv(registry, now, null)) return;
+        }
+        e = AllowedSet.check(placer, e, now); // taskset may have narrowed the process since: never widen past it
+        if (now.equals(e.jvm())) return;
+        boolean bound = e.binder().bind(e.jvm());
+        if (Log.isVerbose()) {
+            Log.debug("thread \"" + t.getName() + "\" inherited pus " + now + " from a thread qv4j placed: back to the JVM scope"
+                    + e.binder().outcome(bound));
+        }
     }
 }

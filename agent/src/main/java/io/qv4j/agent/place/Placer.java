@@ -26,11 +26,11 @@ public final class Placer {
     private final Eligibility eligibility;
     private final PoolPlanner planner;
     private final ThreadSets threads;
+    private final GrowingGroups groups;
     /** Plain threads placed as a group's tasks: their exit frees their slot. */
     private final Map<Thread, Boolean> grouped = new ConcurrentHashMap<>();
     private final CountDownLatch ready = new CountDownLatch(1);
     private final long waitMillis;
-    private final boolean wantTid;
     private volatile Env env;
     /** Set once qv4j has bound some thread: before that no thread can have inherited a mask it gave. */
     private volatile boolean boundAny;
@@ -42,11 +42,11 @@ public final class Placer {
     public Placer(Options options, Rules rules, long waitMillis) {
         this.options = options;
         this.waitMillis = waitMillis;
-        this.wantTid = true; // the status command reads each worker's kernel mask by its tid
         this.eligibility = new Eligibility(options, rules);
         this.planner = new PoolPlanner(options, rules, registry);
         boolean binds = options.bind() != Options.Bind.OFF;
         this.threads = new ThreadSets(binds ? rules : Rules.none(), binds);
+        this.groups = new GrowingGroups(registry, planner, threads);
     }
 
     public void annotations(Annotated a) {
@@ -177,7 +177,7 @@ public final class Placer {
             if (!pinned) registry.addWorker(p, t);
         }
         if (!pinned) {
-            unconfine(t);
+            if (boundAny) ApplicationBound.unconfine(this, t);
             return;
         }
         Env e = env != null ? env : awaitEnv();
@@ -224,7 +224,7 @@ public final class Placer {
         synchronized (registry.lock) {
             if (registry.known(t)) return;
             Pool p = registry.register(pool);
-            Pool family = family(p, t);
+            Pool family = groups.family(p, t);
             if (family != null) {
                 p = family;
                 ask = ThreadSets.slot(t.getName().substring(ThreadSets.trailingDigits(t.getName())));
@@ -244,7 +244,7 @@ public final class Placer {
                 w.slot = p.slots.takeAt(ask, t);
                 if (w.slot < 0) w.slot = p.slots.take(t);
                 if (w.slot < 0 && registry.reclaimDead(p) > 0) w.slot = p.slots.take(t);
-                if (w.slot < 0 && p.grows) w.slot = grow(p, t, ask, e);
+                if (w.slot < 0 && p.grows) w.slot = groups.grow(p, t, ask, e, events);
                 if (w.slot >= 0) w.cpuset = p.slots.piece(w.slot);
             }
             if (w.cpuset == null) w.cpuset = p.scope;
@@ -254,101 +254,11 @@ public final class Placer {
         bind(w, e, t0);
     }
 
-    /**
-     * The family {@code p} belongs to, or null: a pinned application {@code ScheduledThreadPoolExecutor}
-     * of one thread that no rule or annotation names, whose thread's name ends in a number, is one
-     * of the pools of one thread the same code made (Reactor's {@code parallel-1..N},
-     * {@code newSingleThreadScheduledExecutor}s made in a loop with numbered names; a plain pool of
-     * one may be resized into a pool, so it is not taken). Such a family is planned as one group, for as many
-     * members as have started (the name's number is the slot), so its threads spread over the
-     * pieces instead of each taking the first free one. Under the registry's lock.
-     */
-    private Pool family(Pool p, Thread t) {
-        if (p.group() || !p.pinned || p.policy != null || p.origin != Eligibility.Origin.APPLICATION || p.creator.key() == null) return null;
-        // by name: a JVM that never makes a scheduled pool does not load its class for this
-        Object pool = p.ref.get();
-        if (pool == null || !pool.getClass().getName().equals("java.util.concurrent.ScheduledThreadPoolExecutor") || Eligibility.tasks(pool) != 1) return null;
-        String name = t.getName();
-        int d = ThreadSets.trailingDigits(name);
-        if (d == name.length() || d == 0) return null;
-        String prefix = ThreadSets.prefix(name);
-        ThreadSet g = new ThreadSet("family:" + p.creator.key() + ":" + prefix, prefix, p.type, 1, -1, null, null,
-                "family of single-thread pools " + prefix + "-N made by " + p.creator.text());
-        Pool f = registry.group(threads.key(g), g);
-        f.grows = true; // planned for the members seen so far: a family of one claims one piece, as its pool would
-        p.reason = "one of the family " + prefix + ", planned as one group";
-        return f;
-    }
-
-    /** The most threads a group of unknown size is planned for; beyond, threads share its scope. */
-    static final int GROUP_LIMIT = 4096;
-
-    /**
-     * A group of plain threads of unknown size has more threads than its plan has slots: it is
-     * planned again for one more (or for the slot the thread's name asks for), as a pool whose size
-     * changed, so its threads are dealt over the pieces as its policy deals that many (SPREAD: round
-     * robin, counts per piece differing by at most one) and the oversubscription rule sees them all.
-     * Threads already placed move at once, bound by their tid (they have no later hook). Returns
-     * {@code t}'s slot, or -1. Under the registry's lock.
-     */
-    private int grow(Pool p, Thread t, int ask, Env e) {
-        int tasks = Math.max(p.tasks + 1, ask + 1);
-        if (tasks > GROUP_LIMIT) return -1;
-        planner.resize(p, tasks, e);
-        registry.moves.remove(t);
-        if (p.slots == null) return -1;
-        int slot = p.slots.takeAt(ask, t);
-        if (slot < 0) slot = p.slots.take(t);
-        for (Map.Entry<Thread, Worker> x : registry.liveWorkers().entrySet()) {
-            Worker o = x.getValue();
-            CpuSet c = o.pool == p ? registry.moves.remove(x.getKey()) : null;
-            if (c == null) continue;
-            o.cpuset = c;
-            o.label = e.topology().label(c);
-            o.rebinds++;
-            o.bound = e.binder().bindThread(o.tid, c);
-            events.placed(p, o, e.binder().binds());
-            if (Log.isVerbose()) Log.debug("pool " + p.name + " grew to " + tasks + " threads: thread \"" + o.name + "\" -> " + o.label + e.binder().outcome(o.bound));
-        }
-        events.planned(p);
-        return slot;
-    }
-
-    /**
-     * A thread qv4j does not place, starting on itself, must not keep a mask it inherited from one
-     * qv4j placed (threads inherit their creator's mask): the common pool's workers, started by a
-     * worker pinned to one PU, would all share that PU. It gets the JVM scope, where it runs
-     * without the agent. Any other mask (the JVM scope, the application's own choice) is kept.
-     * Until qv4j has bound a thread this costs one volatile read.
-     */
-    private void unconfine(Thread t) {
-        Env e = env;
-        if (!boundAny || e == null || !e.live() || !e.binder().binds()) return;
-        CpuSet now = Binder.currentMask();
-        if (now == null || now.equals(e.jvm())) return;
-        synchronized (registry.lock) {
-            if (!ApplicationBound.givenByQv(registry, now, null)) return;
-        }
-        e = AllowedSet.check(this, e, now); // taskset may have narrowed the process since: never widen past it
-        if (now.equals(e.jvm())) return;
-        boolean bound = e.binder().bind(e.jvm());
-        if (Log.isVerbose()) {
-            Log.debug("thread \"" + t.getName() + "\" inherited pus " + now + " from a thread qv4j placed: back to the JVM scope"
-                    + e.binder().outcome(bound));
-        }
-    }
-
     private void bind(Worker w, Env e, long t0) {
-        if (wantTid) w.tid = e.binder().currentTid();
+        w.tid = e.binder().currentTid(); // the status command reads each worker's kernel mask by its tid
         CpuSet c = w.cpuset;
         w.bound = e.binder().bind(c);
-        if (w.pool.grows) {
-            // its group may have grown between this thread's slot and its bind (grow() moves placed threads by tid)
-            synchronized (registry.lock) {
-                c = c.equals(w.cpuset) ? null : w.cpuset;
-            }
-            if (c != null) w.bound = e.binder().bind(c);
-        }
+        if (w.pool.grows) groups.bindAgainIfMoved(w, c, e);
         if (w.bound) {
             boundAny = true;
             Neighbours n = neighbours;
@@ -395,7 +305,7 @@ public final class Placer {
     public void threadStart(Thread t) {
         ThreadSet g = threads.match(t);
         if (g == null) {
-            if (boundAny && !ThreadSets.poolWorker(t)) unconfine(t); // a pool's worker is the pool hooks' to place
+            if (boundAny && !ThreadSets.poolWorker(t)) ApplicationBound.unconfine(this, t); // a pool's worker is the pool hooks' to place
             return;
         }
         GroupKey key = threads.key(g);
