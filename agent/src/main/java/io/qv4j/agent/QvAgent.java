@@ -13,6 +13,7 @@ import io.qv4j.agent.inst.Dispatcher;
 import io.qv4j.agent.inst.HookTransformer;
 import io.qv4j.agent.io.UserFiles;
 import io.qv4j.agent.live.Live;
+import io.qv4j.agent.load.LoadMeter;
 import io.qv4j.agent.log.Log;
 import io.qv4j.agent.node.Node;
 import io.qv4j.agent.place.Env;
@@ -175,6 +176,7 @@ public final class QvAgent {
         /** Binder, topology and this JVM's share of the node. */
         private Env discover() {
             long tStart = System.nanoTime();
+            LoadMeter load = o.topology() == null && o.bind() == Options.Bind.ON && o.node().neighboursMillis() > 0 ? LoadMeter.started() : null;
             Binder binder = Binders.choose(o.bind());
             long tBinder = System.nanoTime();
             Topology topo = null;
@@ -195,7 +197,7 @@ public final class QvAgent {
             Node node = null;
             if (topo != null) {
                 try {
-                    node = Node.setup(o.node(), topo, o.topology() == null, binder, System.getenv());
+                    node = Node.setup(o.node(), topo, o.topology() == null, binder, System.getenv(), load);
                 } catch (Throwable t) {
                     Log.info("cannot work out this JVM's share of the node (" + t + "): pools use the whole allowed set");
                 }

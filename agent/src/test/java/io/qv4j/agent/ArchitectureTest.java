@@ -41,7 +41,7 @@ class ArchitectureTest {
                 .layer("boot").definedBy("io.qv4j.agent.boot..")
                 .layer("configuration").definedBy("io.qv4j.agent.log..", "io.qv4j.agent.io..", "io.qv4j.agent.config..",
                         "io.qv4j.topology.linux..", "io.qv4j.topology.oshi..")
-                .layer("binding").definedBy("io.qv4j.agent.bind..", "io.qv4j.agent.node..", "io.qv4j.agent.platform..")
+                .layer("binding").definedBy("io.qv4j.agent.bind..", "io.qv4j.agent.node..", "io.qv4j.agent.platform..", "io.qv4j.agent.load..")
                 .layer("placement").definedBy("io.qv4j.agent.place..")
                 .layer("annotations and report").definedBy("io.qv4j.agent.annotations..", "io.qv4j.agent.report..", "io.qv4j.agent.live..")
                 .layer("instrumentation and cli").definedBy("io.qv4j.agent.inst..", "io.qv4j.agent.cli..")

@@ -59,6 +59,21 @@ public final class LoadMeter {
         offer(sample(null));
     }
 
+    /**
+     * A meter of the live machine with its first reading taken, or null where {@code /proc} has
+     * not what it needs (said under {@code verbose}). Called first thing at start-up, so that the
+     * first pool's plan sees the tens of milliseconds the agent takes to get ready.
+     */
+    public static LoadMeter started() {
+        LoadMeter m = new LoadMeter();
+        if (!m.works()) {
+            io.qv4j.agent.log.Log.debug("neighbours: /proc/stat or the threads' schedstat cannot be read here: plans do not see other processes' load");
+            return null;
+        }
+        m.start();
+        return m;
+    }
+
     /** A reading the watcher took: later planning views start from it. */
     public synchronized void offer(Sample s) {
         if (s == null) return;

@@ -48,8 +48,9 @@ public final class Node {
      * @param live   the topology is this machine (not a dry-run topology)
      * @param binder the worker binder; the process is bound (and claims taken) only when it {@link Binder#binds()},
      *               and through the JNI library only
+     * @param load   what runs on the CPUs, read since the agent started; null: {@code neighbours=off}
      */
-    public static Node setup(NodeOptions o, Topology topology, boolean live, Binder binder, Map<String, String> env) {
+    public static Node setup(NodeOptions o, Topology topology, boolean live, Binder binder, Map<String, String> env, LoadMeter load) {
         boolean bindOn = binder.binds();
         LocalRank rank = LocalRank.detect(o.localRank(), env);
         Double quota = live ? CgroupQuota.live() : null;
@@ -86,15 +87,9 @@ public final class Node {
             mode = claims.takes() ? "node" : claims.refused() != null && take ? "refused" : "observe";
         }
         Node node = new Node(rank, quota, scope, claims, mode, bound, applied);
-        if (live && bindOn && o.neighboursMillis() > 0) {
-            LoadMeter meter = new LoadMeter();
-            if (meter.works()) {
-                meter.start();
-                node.load = meter;
-                node.neighboursMillis = o.neighboursMillis();
-            } else {
-                Log.debug("neighbours: /proc/stat or the threads' schedstat cannot be read here: plans do not see other processes' load");
-            }
+        if (live && bindOn && load != null) {
+            node.load = load;
+            node.neighboursMillis = o.neighboursMillis();
         }
         return node;
     }

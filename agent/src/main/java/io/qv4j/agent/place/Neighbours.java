@@ -37,8 +37,12 @@ public final class Neighbours implements Runnable {
     static final int AVOID_PERIODS = 20;
     /** Periods a moved worker is not moved again. */
     static final int COOLDOWN_PERIODS = 4;
-    /** Contended periods in a row, with no idle piece to go to, before a pool is released. */
-    static final int RELEASE_PERIODS = 2;
+    /**
+     * Contended periods in a row, with no idle piece to go to, before a pool is released: one, as the
+     * JVM's own threads do not count as others' load; a neighbour that comes and goes is met by the
+     * quiet time a released pool needs, which doubles with each release.
+     */
+    static final int RELEASE_PERIODS = 1;
     /** Quiet periods a released pool needs before it is pinned again, doubled by each release up to {@link #MAX_QUIET_PERIODS}. */
     static final int QUIET_PERIODS = 2;
     static final int MAX_QUIET_PERIODS = 128;

@@ -80,34 +80,28 @@ final class PoolPlanner {
         Claims node = e.node() == null ? null : e.node().claims();
         CpuSet others = node == null ? CpuSet.empty() : node.others(scope);
         PuLoad load = e.node() == null || e.node().load() == null ? null : e.node().load().recent();
-        CpuSet busy = load == null ? CpuSet.empty() : load.busy(scope).andNot(others);
+        CpuSet busy = load == null ? CpuSet.empty() : load.busy(scope);
         for (int attempt = 0; ; attempt++) {
-            CpuSet claimed = others.or(busy);
+            CpuSet claimed = others;
             for (Pool o : registry.pools()) {
                 if (o != p && o.pinned && o.slots != null && o.alive()) claimed = claimed.or(o.scope);
             }
-            EnginePlanner.Plan plan = choose(p, e, scope, claimed);
+            EnginePlanner.Plan plan = choose(p, e, scope, claimed, busy);
             if (plan == null) return;
             if (load != null && policyOf(p, options).ordinal() < 0 && e.topology().cpuKinds().size() < 2) plan = LoadOrder.turn(plan, load, offset);
             CpuSet union = fill(p, plan, scope);
-            if (union.intersects(others) || union.intersects(busy)) {
+            if (union.intersects(others)) {
                 // the free part cannot hold the pool: leave the workers to the kernel's balancing
-                // inside the scope rather than pile them onto PUs other JVMs hold or others keep busy
+                // inside the scope rather than pile them onto PUs other JVMs hold
                 p.slots = null;
                 p.scope = scope;
                 p.shares = true;
-                if (union.intersects(others)) {
-                    p.reason += ", not enough PUs free of other JVMs' claims (" + others + "): bound to the pool scope";
-                    Log.once("crowded:" + p.name, "pool " + p.name + ": other JVMs claim " + others + " of " + scope
-                            + " and the rest cannot hold its " + p.tasks + " workers: they share " + scope);
-                } else {
-                    p.released = true;
-                    p.reason += ", not enough PUs free of other processes' work (" + load.describeBusy(scope) + "): bound to the pool scope";
-                    Log.info("pool " + p.name + ": other processes keep " + load.describeBusy(scope) + " of " + scope + " busy and the rest cannot hold its "
-                            + p.tasks + " workers: they share " + scope + " until the load is gone");
-                }
+                p.reason += ", not enough PUs free of other JVMs' claims (" + others + "): bound to the pool scope";
+                Log.once("crowded:" + p.name, "pool " + p.name + ": other JVMs claim " + others + " of " + scope
+                        + " and the rest cannot hold its " + p.tasks + " workers: they share " + scope);
                 return;
             }
+            if (union.intersects(busy)) Log.debug("pool " + p.name + ": the PUs others leave idle cannot hold it: it also takes " + load.describeBusy(union));
             p.released = false;
             p.shares = p.scope.intersects(claimed);
             if (p.shares) Log.debug("pool " + p.name + " shares PUs with other pinned pools (" + claimed + " taken)");
@@ -150,8 +144,12 @@ final class PoolPlanner {
         return p.parent != null && p.parent.intersects(e.jvm()) ? p.parent.and(e.jvm()) : e.jvm();
     }
 
-    /** The plan on the free part of the scope, else on all of it; null (pool unpinned) when the policy cannot place it. */
-    private EnginePlanner.Plan choose(Pool p, Env e, CpuSet scope, CpuSet claimed) {
+    /**
+     * The plan on the free part of the scope that others leave idle, else on the free part (busy PUs
+     * last: the turn by load and the watcher see to them), else on all of it; null (pool unpinned)
+     * when the policy cannot place it.
+     */
+    private EnginePlanner.Plan choose(Pool p, Env e, CpuSet scope, CpuSet claimed, CpuSet busy) {
         PlacementSpec policy = policyOf(p, options);
         if (p.rule != null && p.rule.weighted() && p.parent == null) {
             CpuSet share = weightedShare(p.rule, e);
@@ -165,8 +163,9 @@ final class PoolPlanner {
                 }
             }
         }
-        CpuSet free = scope.andNot(claimed);
-        if (!claimed.isEmpty() && !free.isEmpty()) {
+        for (CpuSet taken : new CpuSet[] {claimed.or(busy), claimed}) {
+            CpuSet free = scope.andNot(taken);
+            if (taken.isEmpty() || free.isEmpty()) continue;
             try {
                 EnginePlanner.Plan plan = engine.plan(e.topology(), free, policy, p.tasks);
                 if (plan.pieces() >= p.tasks) {
@@ -174,7 +173,7 @@ final class PoolPlanner {
                     return plan;
                 }
             } catch (RuntimeException ex) {
-                // the free part cannot take this policy: plan on the whole scope
+                // the free part cannot take this policy: a larger one, at last the whole scope
             }
         }
         try {

@@ -37,11 +37,12 @@ class NeighboursIT {
         throw new AssertionError("no worker line: " + r);
     }
 
+    /** Claims alone (neighbours=off: the busy view of the other's start-up would also keep them apart, a little later). */
     @Test
     void twoJvmsStartedTogetherPinTheirWorkersToDifferentPus(@TempDir Path claims) throws Exception {
         assumeTrue(allowed().cardinality() >= 2, "needs 2 PUs");
         List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-javaagent:" + Jvm.agentJar() + "=claims-dir=" + claims.resolve("c"),
+                "-javaagent:" + Jvm.agentJar() + "=neighbours=off,claims-dir=" + claims.resolve("c"),
                 "-cp", "target/test-classes", "io.qv4j.testapps.HoldApp", "1500"));
         CompletableFuture<Jvm.Result> a = CompletableFuture.supplyAsync(() -> run(cmd));
         CompletableFuture<Jvm.Result> b = CompletableFuture.supplyAsync(() -> run(cmd));

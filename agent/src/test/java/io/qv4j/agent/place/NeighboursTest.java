@@ -1,0 +1,167 @@
+package io.qv4j.agent.place;
+
+import io.qv4j.agent.config.OptionsParser;
+import io.qv4j.agent.config.Rules;
+import io.qv4j.agent.load.PuLoad;
+import io.qv4j.testapps.AppPools;
+import io.qv4j.topology.CpuSet;
+import io.qv4j.topology.SyntheticSpec;
+import io.qv4j.topology.Topology;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.ThreadPoolExecutor;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The busy-neighbours watcher's decisions, period by period, on a synthetic machine with a
+ * recording binder and the loads a test gives ({@link Neighbours.Readings}).
+ */
+class NeighboursTest {
+
+    /** 2 packages x 2 cores x 1 PU: PUs 0-3, packages {0,1} and {2,3}. */
+    static final Topology MACHINE = SyntheticSpec.parse("package:2 core:2 pu:1");
+
+    final RecordingBinder binder = new RecordingBinder();
+    final Deque<PuLoad> loads = new ArrayDeque<>();
+
+    Placer placer(Topology t) throws Exception {
+        Placer p = new Placer(OptionsParser.parse("split-at=core", new Properties(), Map.of()), Rules.none(), 1000);
+        p.ready(new Env(t, t.allowed(), binder, null, null, false));
+        return p;
+    }
+
+    Neighbours watcher(Placer p) {
+        Neighbours n = new Neighbours(p, new Neighbours.Readings() {
+            @Override
+            public PuLoad next(long[] tids) {
+                return loads.poll();
+            }
+
+            @Override
+            public PuLoad since() {
+                return null;
+            }
+
+            @Override
+            public void reset() {
+            }
+        }, 500);
+        p.neighbours(n);
+        return n;
+    }
+
+    /** Workers of a fixed pool of {@code n}, each given its own tid 101, 102, ... */
+    List<Worker> pool(Placer p, int n) {
+        ThreadPoolExecutor pool = AppPools.fixed(n, p::poolCreated);
+        PlacerTest.start(p, pool, "app", n);
+        List<Worker> ws = new ArrayList<>(PlacerTest.pool(p, pool).workers());
+        for (int i = 0; i < ws.size(); i++) ws.get(i).tid = 101 + i;
+        binder.others.clear();
+        return ws;
+    }
+
+    /** Others' load per PU, and the waits of tids 101, 102, ... */
+    static PuLoad load(double[] foreign, double... waits) {
+        Map<Long, Double> w = new HashMap<>();
+        for (int i = 0; i < waits.length; i++) w.put(101L + i, waits[i]);
+        return PuLoad.of(foreign, w, 500_000_000L);
+    }
+
+    @Test
+    void aWorkerThatWaitsOnAPuOthersKeepBusyMovesToTheNearestIdlePieceByItsTid() throws Exception {
+        Placer p = placer(MACHINE);
+        Neighbours n = watcher(p);
+        List<Worker> ws = pool(p, 1);
+        assertEquals(CpuSet.of(0), ws.get(0).cpuset());
+        loads.add(load(new double[] {0.6, 0, 0, 0}, 0.5));
+        assertTrue(n.period());
+        assertEquals(List.of("101 1"), binder.others, "core 1 shares package 0 with core 0: nearer than cores 2 and 3");
+        assertEquals(CpuSet.of(1), ws.get(0).cpuset());
+        assertEquals(1, ws.get(0).moves());
+        assertEquals(0.5, ws.get(0).waited());
+        assertEquals(1, n.report().get("moves"));
+    }
+
+    @Test
+    void aWaitTheJvmsOwnThreadsCauseMovesNothing() throws Exception {
+        Placer p = placer(MACHINE);
+        Neighbours n = watcher(p);
+        List<Worker> ws = pool(p, 2);
+        for (int i = 0; i < 10; i++) loads.add(load(new double[] {0.05, 0, 0.05, 0}, 0.5, 0.5)); // a GC or JIT burst: waits, but others' load is low
+        for (int i = 0; i < 10; i++) assertTrue(n.period());
+        assertEquals(List.of(), binder.others);
+        assertEquals(0, ws.get(0).moves() + ws.get(1).moves());
+    }
+
+    @Test
+    void aBusyPuWhereTheWorkerDoesNotWaitMovesNothing() throws Exception {
+        Placer p = placer(MACHINE);
+        Neighbours n = watcher(p);
+        pool(p, 1);
+        loads.add(load(new double[] {0.9, 0, 0, 0}, 0.05)); // an I/O worker, rarely runnable
+        assertTrue(n.period());
+        assertEquals(List.of(), binder.others);
+    }
+
+    @Test
+    void withNoIdlePieceThePoolIsReleasedAndPinnedAgainOnceQuietForLongerEachTime() throws Exception {
+        Topology two = SyntheticSpec.parse("package:1 core:2 pu:1");
+        Placer p = placer(two);
+        Neighbours n = watcher(p);
+        List<Worker> ws = pool(p, 2);
+        Pool pool = ws.get(0).pool;
+        loads.add(load(new double[] {0.5, 0}, 0.5, 0));
+        assertTrue(n.period());
+        assertEquals(Set.of("101 0-1", "102 0-1"), new HashSet<>(binder.others));
+        assertTrue(pool.released());
+        assertEquals(1, n.report().get("releases"));
+        binder.others.clear();
+        loads.add(load(new double[] {0.5, 0}));
+        assertTrue(n.period());
+        assertEquals(List.of(), binder.others, "still busy: stays released");
+        for (int i = 0; i < Neighbours.QUIET_PERIODS << 1; i++) loads.add(load(new double[] {0, 0}));
+        for (int i = 1; i < Neighbours.QUIET_PERIODS << 1; i++) assertTrue(n.period());
+        assertEquals(List.of(), binder.others, "the quiet time doubles after a release");
+        assertTrue(n.period());
+        assertFalse(pool.released());
+        assertEquals(2, binder.others.size(), binder.others.toString());
+        assertEquals(CpuSet.parse("0-1"), ws.get(0).cpuset().or(ws.get(1).cpuset()));
+    }
+
+    @Test
+    void aPuLeftBecauseOfOthersIsNotATargetAgainForAWhile() throws Exception {
+        Topology two = SyntheticSpec.parse("package:1 core:2 pu:1");
+        Placer p = placer(two);
+        Neighbours n = watcher(p);
+        List<Worker> ws = pool(p, 1);
+        loads.add(load(new double[] {0.6, 0}, 0.5));
+        assertTrue(n.period());
+        assertEquals(List.of("101 1"), binder.others);
+        binder.others.clear();
+        // a neighbour comes to PU 1 while PU 0 is quiet: no move back onto PU 0 (it may be a neighbour
+        // that comes and goes); with no other piece the pool is released instead
+        for (int i = 0; i < Neighbours.COOLDOWN_PERIODS + Neighbours.RELEASE_PERIODS; i++) loads.add(load(new double[] {0, 0.6}, 0.5));
+        for (int i = 0; i < Neighbours.COOLDOWN_PERIODS + Neighbours.RELEASE_PERIODS; i++) assertTrue(n.period());
+        assertEquals(List.of("101 0-1"), binder.others);
+        assertEquals(1, ws.get(0).moves());
+    }
+
+    @Test
+    void nothingPinnedNothingWatched() throws Exception {
+        Placer p = placer(MACHINE);
+        Neighbours n = watcher(p);
+        assertFalse(n.period());
+    }
+}
