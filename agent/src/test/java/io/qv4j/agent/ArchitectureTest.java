@@ -21,7 +21,7 @@ import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.sli
  * <li>boot: what instrumented JDK code calls; JDK types only;</li>
  * <li>log, config (options, rules, policy), and the platform's topology readers
  * ({@code io.qv4j.topology.linux}, {@code .oshi});</li>
- * <li>bind, node, platform;</li>
+ * <li>bind, node, platform, load (what runs on the CPUs, from {@code /proc});</li>
  * <li>place;</li>
  * <li>annotations, report;</li>
  * <li>inst, cli;</li>

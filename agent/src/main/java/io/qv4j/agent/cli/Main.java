@@ -1,5 +1,6 @@
 package io.qv4j.agent.cli;
 
+import io.qv4j.agent.load.PuLoad;
 import io.qv4j.topology.TopologyException;
 
 import java.io.PrintStream;
@@ -69,9 +70,13 @@ public final class Main {
                     "example: java -jar qv-agent.jar partition --parts 2 5 1 1 1 2"),
             "status", String.join("\n",
                     "usage: java -jar qv-agent.jar status [PID...] [--format text|json|svg] [--watch [SECONDS] [--count N]]",
-                    "  what the agent in each running JVM of yours (or those PIDs) placed, and each worker's kernel mask now",
+                    "  what the agent in each running JVM of yours (or those PIDs) placed, and each worker's kernel mask now;",
+                    "  with the agent's neighbours watcher on: each worker's wait for its PU (waited N %) and moves (moved Nx),",
+                    "  a pool released to its scope because others keep its PUs busy, and the watcher's period, moves, releases",
                     "  --format F       text (default), json, or svg (one PID: the machine with each worker on its PUs)",
-                    "  --watch [S]      refresh every S seconds (default 1): PU loads, workers' PUs, tasks/s, migrations;",
+                    "  --watch [S]      refresh every S seconds (default 1): PU loads, workers' PUs, tasks/s, migrations,",
+                    "                   cpu% and wait% (time on a run queue, /proc/PID/task/TID/schedstat) over the interval;",
+                    "                   ! marks a PU a worker waited " + Math.round(PuLoad.WAIT * 100) + " % of the interval or more for (contended);",
                     "                   full screen on a terminal (q or Ctrl-C ends it), one JSON line per refresh with --format json",
                     "  --count N        with --watch: stop after N refreshes (default: until q, Ctrl-C or the reader goes)",
                     "example: java -jar qv-agent.jar status 4242"),

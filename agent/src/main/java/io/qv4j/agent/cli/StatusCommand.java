@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 
@@ -20,6 +21,8 @@ import java.util.Set;
  * to what the kernel says now. The agent publishes its report in the JVM's agent properties; this
  * command reads them through the Attach API and reads each worker's mask from
  * {@code /proc/PID/task/TID/status} itself. Without PIDs: every JVM of this user running the agent.
+ * Beside each worker, what the agent's busy-neighbours watcher saw: its share of the last period
+ * spent waiting for its PU and how often it was moved; a pool released to its scope says so.
  */
 final class StatusCommand {
 
@@ -217,6 +220,7 @@ final class StatusCommand {
             for (Object k : kinds) each.add("efficiency " + Targets.map(k).get("efficiency") + " pus " + Targets.map(k).get("cpus"));
             out.println("  cpu kinds: " + String.join(", ", each));
         }
+        out.println("  " + neighbours(report.get("neighbours") == null ? null : Targets.map(report.get("neighbours"))));
         List<Object> pools = Targets.list(report.get("pools"));
         if (pools.isEmpty()) out.println("  no pools yet");
         for (Object o : pools) {
@@ -226,19 +230,36 @@ final class StatusCommand {
                 continue;
             }
             out.println("  pool " + p.get("name") + " (" + p.get("class") + ", " + p.get("tasks") + " tasks, policy " + p.get("policy")
-                    + ", scope " + p.get("scope") + (Boolean.TRUE.equals(p.get("sharesPus")) ? ", shares PUs" : "") + ")");
+                    + ", scope " + p.get("scope") + (Boolean.TRUE.equals(p.get("sharesPus")) ? ", shares PUs" : "")
+                    + (Boolean.TRUE.equals(p.get("released")) ? ", released: others keep its PUs busy; the kernel balances its workers" : "") + ")");
             List<String[]> rows = new ArrayList<>();
             rows.add(new String[] {"tid", "thread", "slot", "piece", "planned", "kernel", ""});
             for (Object to : Targets.list(p.get("threads"))) {
                 Map<String, Object> t = Targets.map(to);
                 if (Boolean.TRUE.equals(t.get("exited"))) continue;
                 Object match = t.get("matches");
+                StringBuilder state = new StringBuilder(match == null ? "not bound" : Boolean.TRUE.equals(match) ? "ok" : "DIFFERS");
+                if (t.get("waited") instanceof Number w) state.append(String.format(Locale.ROOT, ", waited %.0f %%", 100 * w.doubleValue()));
+                if (t.get("moves") instanceof Number n && n.longValue() > 0) state.append(", moved ").append(n.longValue()).append('x');
                 rows.add(new String[] {String.valueOf(t.get("tid")), String.valueOf(t.get("name")), String.valueOf(t.get("slot")),
                         String.valueOf(t.get("piece")), String.valueOf(t.get("cpuset")), t.get("kernel") == null ? "gone" : t.get("kernel").toString(),
-                        match == null ? "not bound" : Boolean.TRUE.equals(match) ? "ok" : "DIFFERS"});
+                        state.toString()});
             }
             table(rows, out);
         }
+    }
+
+    /**
+     * The report's {@code neighbours} as a line: {@code neighbours: watched every 500 ms, 2 moves,
+     * 1 release}, or {@code neighbours: off} without it (the agent's {@code neighbours=off}).
+     */
+    static String neighbours(Map<String, Object> n) {
+        if (n == null) return "neighbours: off";
+        return "neighbours: watched every " + n.get("periodMillis") + " ms, " + count(n.get("moves"), "move") + ", " + count(n.get("releases"), "release");
+    }
+
+    private static String count(Object n, String word) {
+        return n + " " + word + (n instanceof Number x && x.longValue() == 1 ? "" : "s");
     }
 
     private static void table(List<String[]> rows, PrintStream out) {

@@ -1,5 +1,6 @@
 package io.qv4j.agent.cli;
 
+import io.qv4j.agent.load.PuLoad;
 import io.qv4j.agent.node.Claims;
 import io.qv4j.agent.platform.TopologyInput;
 import io.qv4j.agent.report.Json;
@@ -17,6 +18,8 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.FileTime;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.BitSet;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -27,12 +30,14 @@ import java.util.TreeMap;
 /**
  * {@code status [PID...] --watch [INTERVAL]}: the placement of running JVMs, refreshed every
  * INTERVAL seconds (default 1). Each refresh reads every PU's load over the interval from
- * {@code /proc/stat}, each worker's PU, CPU time and migrations from {@code /proc/PID/task/TID}
- * (no attach needed for those numbers), and the agent's report through the Attach API, and asks
- * each agent to republish its report with the pools' counters (a {@code watch-PID} file touched in
- * its owner-only claims directory). On a terminal: a full-screen view redrawn in place, {@code q}
- * or Ctrl-C ends it and restores the terminal; through a pipe: the same view as a plain table per
- * refresh; {@code --format json}: one JSON line per refresh. {@code --count N} stops after N.
+ * {@code /proc/stat}, each worker's PU, CPU time, migrations and time waiting for a PU from
+ * {@code /proc/PID/task/TID} (no attach needed for those numbers; a PU on which a worker waited
+ * {@link PuLoad#WAIT} of the interval or more is contended), and the agent's report through the
+ * Attach API, and asks each agent to republish its report with the pools' counters (a
+ * {@code watch-PID} file touched in its owner-only claims directory). On a terminal: a full-screen
+ * view redrawn in place, {@code q} or Ctrl-C ends it and restores the terminal; through a pipe: the
+ * same view as a plain table per refresh; {@code --format json}: one JSON line per refresh.
+ * {@code --count N} stops after N.
  */
 final class StatusWatch {
 
@@ -43,14 +48,23 @@ final class StatusWatch {
     private final long count;
     private final PrintStream out;
     private final PrintStream err;
-    private final Topology topology = TopologyInput.live();
+    private final Topology topology;
+    private final Path proc;
     private long[][] lastStat; // per PU: busy, total
-    private final Map<String, long[]> lastThread = new HashMap<>(); // pid/tid -> cpu ticks, migrations, last PU
+    private final Map<String, long[]> lastThread = new HashMap<>(); // pid/tid -> taskStat's numbers, then when read (nanoTime)
     private final Map<String, double[]> lastPool = new HashMap<>(); // pid/pool id -> completed tasks, report time (ms), rate
     private final List<Path> touched = new ArrayList<>();
     private final Map<String, Claims> observers = new HashMap<>(); // claims directory -> an observer of it
 
     StatusWatch(List<Long> pids, boolean named, double interval, boolean json, long count, PrintStream out, PrintStream err) {
+        this(pids, named, interval, json, count, out, err, TopologyInput.live(), Path.of("/proc"));
+    }
+
+    /** On the machine {@code topology}, reading {@code PROC/stat} and {@code PROC/PID/task/TID/...} (tests: a fake /proc). */
+    StatusWatch(List<Long> pids, boolean named, double interval, boolean json, long count, PrintStream out, PrintStream err,
+            Topology topology, Path proc) {
+        this.topology = topology;
+        this.proc = proc;
         this.pids = pids;
         this.named = named;
         this.interval = interval;
@@ -99,7 +113,25 @@ final class StatusWatch {
 
     /** One refresh: every PU's load, and per JVM its pools with their workers as the kernel has them now. */
     Map<String, Object> view() {
-        long[][] stat = procStat();
+        Map<Long, Map<String, Object>> statuses = new LinkedHashMap<>();
+        for (long pid : pids.isEmpty() && !named ? Targets.jvms() : pids) {
+            try {
+                statuses.put(pid, StatusCommand.read(pid));
+            } catch (Targets.Refusal r) {
+                if (named) err.println("qv: " + r.getMessage());
+            }
+        }
+        // the reports first: attaching takes a varying while, which must not fall inside the /proc readings' windows
+        return view(statuses, System.nanoTime());
+    }
+
+    /**
+     * The refresh of {@link #view()} from the JVMs' statuses as {@link StatusCommand#read} gives
+     * them, by PID, and {@code /proc} read now; {@code nanos} ({@link System#nanoTime}) is now:
+     * each worker's wait share is over the time since its last reading.
+     */
+    Map<String, Object> view(Map<Long, Map<String, Object>> statuses, long nanos) {
+        long[][] stat = procStat(proc);
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("time", System.currentTimeMillis());
         m.put("interval", interval);
@@ -115,21 +147,27 @@ final class StatusWatch {
         lastStat = stat;
         m.put("pus", pus);
         List<Object> jvms = new ArrayList<>();
-        for (long pid : pids.isEmpty() && !named ? Targets.jvms() : pids) {
-            Map<String, Object> j;
-            try {
-                j = StatusCommand.read(pid);
-            } catch (Targets.Refusal r) {
-                if (named) err.println("qv: " + r.getMessage());
-                continue;
-            }
-            jvms.add(jvm(pid, j));
-        }
+        statuses.forEach((pid, j) -> jvms.add(jvm(pid, j, nanos)));
         m.put("jvms", jvms);
+        m.put("contended", contended(jvms).toString());
         return m;
     }
 
-    private Map<String, Object> jvm(long pid, Map<String, Object> j) {
+    /** The PUs on which a worker of {@code jvms} (a view's) waited {@link PuLoad#WAIT} of the interval or more. */
+    static CpuSet contended(List<Object> jvms) {
+        BitSet b = new BitSet();
+        for (Object j : jvms) {
+            for (Object p : Targets.list(Targets.map(j).get("pools"))) {
+                for (Object wo : Targets.list(Targets.map(p).get("workers"))) {
+                    Map<String, Object> w = Targets.map(wo);
+                    if (w.get("waited") instanceof Number x && x.doubleValue() >= PuLoad.WAIT && w.get("pu") instanceof Number pu) b.set(pu.intValue());
+                }
+            }
+        }
+        return CpuSet.of(b);
+    }
+
+    private Map<String, Object> jvm(long pid, Map<String, Object> j, long nanos) {
         Map<String, Object> report = j.get("report") == null ? Map.of() : Targets.map(j.get("report"));
         Map<String, Object> agent = Targets.map(report.get("agent"));
         askForCounters(pid, Targets.map(agent.get("node")));
@@ -164,7 +202,7 @@ final class StatusWatch {
             for (Object to : Targets.list(p.get("threads"))) {
                 Map<String, Object> t = Targets.map(to);
                 if (Boolean.TRUE.equals(t.get("exited")) || !(t.get("tid") instanceof Number tid)) continue;
-                workers.add(worker(pid, tid.longValue(), t));
+                workers.add(worker(pid, tid.longValue(), t, nanos));
             }
             pool.put("workers", workers);
             pools.add(pool);
@@ -173,19 +211,35 @@ final class StatusWatch {
         return m;
     }
 
-    private Map<String, Object> worker(long pid, long tid, Map<String, Object> t) {
+    private Map<String, Object> worker(long pid, long tid, Map<String, Object> t, long nanos) {
         Map<String, Object> w = new LinkedHashMap<>();
         w.put("name", t.get("name"));
         w.put("tid", tid);
         w.put("planned", t.get("cpuset"));
         w.put("cpus", t.get("kernel"));
-        long[] now = taskStat(pid, tid);
+        long[] now = taskStat(proc, pid, tid);
         w.put("pu", now == null ? null : now[2]);
         long[] before = lastThread.get(pid + "/" + tid);
         w.put("load", now == null || before == null ? null : round((now[0] - before[0]) / (100.0 * interval)));
         w.put("migrations", now == null || before == null ? null : now[1] >= 0 ? now[1] - before[1] : (now[2] != before[2] ? 1 : 0));
-        if (now != null) lastThread.put(pid + "/" + tid, now);
+        w.put("waited", now == null ? null : waited(before, now, nanos));
+        if (now != null) {
+            long[] seen = Arrays.copyOf(now, now.length + 1);
+            seen[now.length] = nanos;
+            lastThread.put(pid + "/" + tid, seen);
+        }
         return w;
+    }
+
+    /**
+     * The share of the time from the reading {@code before} (taskStat's numbers, then when it was
+     * taken) to {@code nanos} that the thread waited on a run queue, 0 to 1 (schedstat's second
+     * field counts nanoseconds), to 0.001 as the agent's report has it (so that 0.199 is not taken
+     * for {@link PuLoad#WAIT}); null without an earlier reading, a wait time or any time between.
+     */
+    static Double waited(long[] before, long[] now, long nanos) {
+        if (before == null || before[3] < 0 || now[3] < before[3] || nanos <= before[4]) return null;
+        return Math.round(Math.min(1.0, (now[3] - before[3]) / (double) (nanos - before[4])) * 1000) / 1000.0;
     }
 
     /** Touches {@code watch-PID} in the JVM's claims directory (owner-only; a link there is not followed). */
@@ -216,11 +270,11 @@ final class StatusWatch {
         return all.toString();
     }
 
-    /** Per PU from /proc/stat: {busy, total} jiffies; null where the line is missing. */
-    static long[][] procStat() {
+    /** Per PU from PROC/stat: {busy, total} jiffies; null where the line is missing. */
+    static long[][] procStat(Path proc) {
         List<long[]> rows = new ArrayList<>();
         try {
-            for (String line : Files.readAllLines(Path.of("/proc/stat"))) {
+            for (String line : Files.readAllLines(proc.resolve("stat"))) {
                 if (!line.startsWith("cpu") || line.startsWith("cpu ")) continue;
                 String[] f = line.trim().split("\\s+");
                 int pu = Integer.parseInt(f[0].substring(3));
@@ -236,25 +290,42 @@ final class StatusWatch {
         return rows.toArray(new long[0][]);
     }
 
-    /** A thread's {utime + stime in ticks, migrations (-1 unknown), last PU}, or null when it is gone. */
-    static long[] taskStat(long pid, long tid) {
-        Path task = Path.of("/proc", Long.toString(pid), "task", Long.toString(tid));
+    /**
+     * A thread's {utime + stime in ticks, migrations (-1 unknown), last PU, nanoseconds waited on a
+     * run queue (-1 unknown)} from {@code PROC/PID/task/TID}, or null when it is gone.
+     */
+    static long[] taskStat(Path proc, long pid, long tid) {
+        Path task = proc.resolve(Long.toString(pid)).resolve("task").resolve(Long.toString(tid));
         try {
-            String s = Files.readString(task.resolve("stat"));
+            String s = head(task.resolve("stat"));
             String[] f = s.substring(s.lastIndexOf(')') + 2).split(" ");
             long cpu = Long.parseLong(f[11]) + Long.parseLong(f[12]);
             long pu = Long.parseLong(f[36]);
             long migrations = -1;
             try {
-                for (String line : Files.readAllLines(task.resolve("sched"))) {
+                for (String line : head(task.resolve("sched")).split("\n")) {
                     if (line.startsWith("se.nr_migrations")) migrations = Long.parseLong(line.substring(line.indexOf(':') + 1).strip());
                 }
             } catch (IOException | RuntimeException noSchedDebug) {
                 // counted from the last PU instead
             }
-            return new long[] {cpu, migrations, pu};
+            long waited = -1;
+            try {
+                // on the CPU, waiting on a run queue (ns), time slices: the kernel's schedstats, on since 2.6.23
+                waited = Long.parseLong(head(task.resolve("schedstat")).strip().split(" ")[1]);
+            } catch (IOException | RuntimeException noSchedstat) {
+                // no wait share for this thread
+            }
+            return new long[] {cpu, migrations, pu, waited};
         } catch (IOException | RuntimeException e) {
             return null;
+        }
+    }
+
+    /** A {@code /proc} file of a thread, its first 16 KiB at most (stat, sched and schedstat are far smaller). */
+    private static String head(Path p) throws IOException {
+        try (InputStream in = Files.newInputStream(p)) {
+            return new String(in.readNBytes(16 << 10), StandardCharsets.ISO_8859_1);
         }
     }
 
@@ -289,13 +360,13 @@ final class StatusWatch {
                 Map<String, Object> p = Targets.map(po);
                 pools.append(String.format(Locale.ROOT, "  pool %s: %s workers, %s tasks/s%n", p.get("name"), p.get("tasks"),
                         p.get("tasksPerSecond") == null ? "-" : String.format(Locale.ROOT, "%.0f", ((Number) p.get("tasksPerSecond")).doubleValue())));
-                pools.append(String.format(Locale.ROOT, "    %-24s %-8s %-4s %-10s %-10s %5s %s%n", "worker", "tid", "pu", "cpus", "planned", "cpu%", "migrations"));
+                pools.append(String.format(Locale.ROOT, "    %-24s %-8s %-4s %-10s %-10s %5s %5s %s%n", "worker", "tid", "pu", "cpus", "planned", "cpu%", "wait%",
+                        "migrations"));
                 for (Object wo : Targets.list(p.get("workers"))) {
                     Map<String, Object> w = Targets.map(wo);
                     if (w.get("pu") instanceof Number pu) onPu.computeIfAbsent(pu.intValue(), k -> new ArrayList<>()).add(String.valueOf(w.get("name")));
-                    pools.append(String.format(Locale.ROOT, "    %-24s %-8s %-4s %-10s %-10s %5s %s%n", w.get("name"), w.get("tid"), str(w.get("pu")),
-                            str(w.get("cpus")), str(w.get("planned")), w.get("load") == null ? "-" : String.format(Locale.ROOT, "%.0f", 100 * ((Number) w.get("load")).doubleValue()),
-                            str(w.get("migrations"))));
+                    pools.append(String.format(Locale.ROOT, "    %-24s %-8s %-4s %-10s %-10s %5s %5s %s%n", w.get("name"), w.get("tid"), str(w.get("pu")),
+                            str(w.get("cpus")), str(w.get("planned")), percent(w.get("load")), percent(w.get("waited")), str(w.get("migrations"))));
                 }
             }
         }
@@ -303,13 +374,18 @@ final class StatusWatch {
         sb.append(String.format(Locale.ROOT, "qv4j status --watch %s s   %s%s%n", fmt(interval), new java.util.Date((Long) view.get("time")),
                 c ? "   (q quits)" : ""));
         CpuSet claimedElsewhere = others == null ? CpuSet.empty() : others;
+        CpuSet contended = view.get("contended") == null ? CpuSet.empty() : CpuSet.parse(view.get("contended").toString());
         sb.append(TopologyText.draw(topology, pu -> {
             Double l = load.get(pu);
             String pct = l == null ? "  -" : String.format(Locale.ROOT, "%3.0f%%", 100 * l);
             if (c && l != null && l >= 0.5) pct = "\033[1;31m" + pct + "\033[0m";
+            String mark = !contended.contains(pu) ? "" : c ? "\033[1;31m!\033[0m" : "!";
             List<String> ws = onPu.get(pu);
-            return pu + ":" + pct + (claimedElsewhere.contains(pu) ? " *" : "") + (ws == null ? "" : " " + String.join(",", ws));
+            return pu + ":" + pct + mark + (claimedElsewhere.contains(pu) ? " *" : "") + (ws == null ? "" : " " + String.join(",", ws));
         }));
+        if (!contended.isEmpty()) {
+            sb.append(String.format(Locale.ROOT, "! contended: a worker waited %.0f %% of the interval or more for its PU: pus %s%n", 100 * PuLoad.WAIT, contended));
+        }
         if (!claimedElsewhere.isEmpty()) sb.append("* claimed by another JVM (or OpenHFT): pus ").append(claimedElsewhere).append('\n');
         sb.append('\n').append(pools);
         return sb.toString();
@@ -317,6 +393,11 @@ final class StatusWatch {
 
     private static String str(Object o) {
         return o == null ? "-" : o.toString();
+    }
+
+    /** A share 0 to 1 as a whole percentage, {@code -} when unknown. */
+    private static String percent(Object share) {
+        return share instanceof Number n ? String.format(Locale.ROOT, "%.0f", 100 * n.doubleValue()) : "-";
     }
 
     static String fmt(double s) {

@@ -189,7 +189,8 @@ class LiveIT {
             for (Map<String, Object> t : threads.values()) {
                 String row = text.stdout().lines().filter(l -> l.contains("  " + t.get("name") + " ")).findFirst().orElseThrow(() -> new AssertionError(text.stdout()));
                 assertTrue(row.strip().startsWith(t.get("tid").toString()), row);
-                assertTrue(row.contains(" " + kernelOf(app.pid(), ((Number) t.get("tid")).longValue()) + " ") && row.endsWith("ok"), row);
+                // then what the neighbours watcher saw, once it has watched a period
+                assertTrue(row.contains(" " + kernelOf(app.pid(), ((Number) t.get("tid")).longValue()) + " ") && row.matches(".*  ok(, waited \\d+ %)?(, moved \\d+x)?"), row);
             }
             assertTrue(text.stdout().lines().anyMatch(l -> l.startsWith("  claims: node, directory ") && l.contains(", this JVM holds ")), text.stdout());
             assertFalse(text.stdout().contains("{") || text.stdout().contains("\""), "prose and tables, no JSON: " + text.stdout());
@@ -259,7 +260,7 @@ class LiveIT {
             Map<String, String> after = kernel(app.pid(), "app-");
             assertEquals(Set.of("0", "1"), new HashSet<>(after.values()), after + "\n" + ok);
             for (Map.Entry<String, String> e : after.entrySet()) {
-                assertTrue(ok.stdout().lines().anyMatch(l -> l.contains("  " + e.getKey() + " ") && l.endsWith("ok")), ok.stdout());
+                assertTrue(ok.stdout().lines().anyMatch(l -> l.contains("  " + e.getKey() + " ") && l.matches(".*  ok(, waited \\d+ %)?(, moved \\d+x)?")), ok.stdout());
             }
 
             Jvm.Result badAgain = Jvm.cli(java, List.of(), "attach", Long.toString(app.pid()), "color=purple");
@@ -337,7 +338,8 @@ class LiveIT {
 
     /**
      * {@code status PID --watch 0.2 --format json} through a pipe, five refreshes: each line parses,
-     * every worker is on a PU of the mask the kernel shows, that PU was busy, and the pool's
+     * every worker is on a PU of the mask the kernel shows, that PU was busy, its wait share (where
+     * the kernel has schedstat) is 0 to 1, the contended PUs are a cpulist of PUs, and the pool's
      * completed tasks grow with a positive rate.
      */
     @ParameterizedTest
@@ -367,7 +369,12 @@ class LiveIT {
                     long pu = ((Number) w.get("pu")).longValue();
                     assertTrue(io.qv4j.topology.CpuSet.parse(kernel).contains((int) pu), line);
                     assertTrue(load.get(pu) >= 0.1, "the PU of a busy worker is busy: " + line);
+                    if (Files.isReadable(Path.of("/proc/self/schedstat"))) {
+                        double waited = ((Number) w.get("waited")).doubleValue(); // over the interval, from schedstat
+                        assertTrue(waited >= 0 && waited <= 1, line);
+                    }
                 }
+                for (int pu : io.qv4j.topology.CpuSet.parse((String) v.get("contended")).toArray()) assertTrue(load.containsKey((long) pu), "a contended PU is a PU: " + line);
                 long done = ((Number) pool.get("completedTasks")).longValue();
                 assertTrue(done >= lastDone, line);
                 lastDone = done;
