@@ -179,6 +179,9 @@ public final class NativeAffinity implements Binder {
      * answers {@code -XX:ActiveProcessorCount}), on the calling thread bound to {@code scope} for
      * the call and then given its own mask back.
      */
+    /** How long HotSpot (JDK 17 to 21, in a container) keeps its processor count, plus a margin. */
+    static final long CONTAINER_CACHE_MILLIS = 25;
+
     @Override
     public void jvmScope(CpuSet scope) {
         if (!answering) return;
@@ -187,6 +190,17 @@ public final class NativeAffinity implements Binder {
         boolean move = !mine.equals(scope);
         if (move && setAffinity(0, scope) != 0) return;
         int n = jvmProcessors0(Runtime.getRuntime());
+        if (n > scope.cardinality()) {
+            // JDK 17 in a container keeps its answer for 20 ms: one given for a larger mask just
+            // before (the process was narrowed to this scope a moment ago) is asked again once it
+            // is stale. A count above the PUs stays where -XX:ActiveProcessorCount set it.
+            try {
+                Thread.sleep(CONTAINER_CACHE_MILLIS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            n = jvmProcessors0(Runtime.getRuntime());
+        }
         if (move) setAffinity(0, mine);
         if (n > 0) scopeProcessors0(n);
     }

@@ -47,7 +47,7 @@ class NarrowedIT {
         Path report = tmp.resolve("report.json");
         Path err = tmp.resolve("stderr.txt");
         List<String> cmd = new ArrayList<>(List.of(Jvm.javas().get(0).toString(),
-                "-javaagent:" + Jvm.agentJar() + "=claims-dir=" + tmp.resolve("claims") + ",report=" + report,
+                "-javaagent:" + Jvm.agentJar() + "=neighbours=off,claims-dir=" + tmp.resolve("claims") + ",report=" + report,
                 "-cp", "target/test-classes", "io.qv4j.testapps.GrowApp"));
         Process p = new ProcessBuilder(cmd).redirectError(err.toFile()).start();
         try {

@@ -44,8 +44,9 @@ class NodeIT {
         return Jvm.javas().get(0).toString();
     }
 
+    /** The agent with fixed pinning (neighbours=off): these tests expect claims' and launchers' placement, not the load's. */
     static String agent(String args) {
-        return "-javaagent:" + Jvm.agentJar() + "=" + args;
+        return "-javaagent:" + Jvm.agentJar() + "=neighbours=off," + args;
     }
 
     /** The machine's PUs as this JVM is allowed them, e.g. "0-1". */

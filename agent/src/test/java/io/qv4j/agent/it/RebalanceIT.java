@@ -31,7 +31,7 @@ class RebalanceIT {
         Path report = Files.createTempFile("qv-rebalance", ".json");
         Files.delete(report);
         List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-javaagent:" + Jvm.agentJar() + "=" + agentArgs + ",report=" + report,
+                "-javaagent:" + Jvm.agentJar() + "=neighbours=off," + agentArgs + ",report=" + report, // the rebalancer's moves alone
                 "-cp", "target/test-classes", "io.qv4j.testapps.PoolApp", "rebalance"));
         cmd.addAll(List.of(appArgs));
         Jvm.Result r = Jvm.run(cmd);
