@@ -152,9 +152,19 @@ public final class LoadMeter {
         return new long[][] {java.util.Arrays.copyOf(busy, max + 1), java.util.Arrays.copyOf(all, max + 1)};
     }
 
+    /** The PU the calling thread runs on (field 39 of {@code /proc/thread-self/stat}), or -1. */
+    public synchronized int currentPu() {
+        long[] t = text.read(proc + "/thread-self/stat") ? fields() : null;
+        return t == null ? -1 : (int) t[1];
+    }
+
     /** {ticks, last PU, -1, -1} of this JVM's thread {@code tid}, or null when it ended. */
     private long[] thread(long tid) {
-        if (!text.read(proc + "/self/task/" + tid + "/stat")) return null;
+        return text.read(proc + "/self/task/" + tid + "/stat") ? fields() : null;
+    }
+
+    /** {ticks, last PU, -1, -1} from the {@code stat} line in the buffer, or null. */
+    private long[] fields() {
         // the name, in parentheses, may hold blanks and parentheses: fields count from the last ')'
         int i = text.len;
         while (i > 0 && text.buf[i - 1] != ')') i--;

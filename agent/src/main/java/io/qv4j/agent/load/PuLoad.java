@@ -7,7 +7,8 @@ import java.util.Map;
 
 /**
  * What ran on each PU over a window, less this JVM's own threads (each thread's CPU time counted
- * on the PU it last ran on: exact for a pinned worker, close enough for the rest), as a fraction
+ * on the PU it last ran on, half on each where that changed: exact for a pinned worker, close
+ * enough for the rest over a period), as a fraction
  * of the window; and for the threads a reading asked about, the fraction of the window they
  * waited on a run queue. Immutable.
  */
@@ -38,14 +39,19 @@ public final class PuLoad {
     /** The view from reading {@code a} to the later reading {@code b}. */
     public static PuLoad between(LoadMeter.Sample a, LoadMeter.Sample b) {
         int n = b.busy().length;
-        long[] own = new long[n];
+        double[] own = new double[n];
         Map<Long, Double> waited = new HashMap<>();
         long window = Math.max(1, b.nanos() - a.nanos());
         for (Map.Entry<Long, long[]> e : b.threads().entrySet()) {
             long[] now = e.getValue();
             long[] before = a.threads().get(e.getKey());
             long ticks = now[0] - (before == null ? 0 : before[0]);
-            if (ticks > 0 && now[1] >= 0 && now[1] < n) own[(int) now[1]] += ticks;
+            if (ticks > 0 && now[1] >= 0 && now[1] < n) {
+                // a thread seen on two PUs ran on both, as far as anyone can tell: half each
+                boolean moved = before != null && before[1] != now[1] && before[1] >= 0 && before[1] < n;
+                own[(int) now[1]] += moved ? ticks / 2.0 : ticks;
+                if (moved) own[(int) before[1]] += ticks / 2.0;
+            }
             if (now[3] >= 0 && before != null && before[3] >= 0 && now[3] >= before[3]) {
                 waited.put(e.getKey(), Math.min(1.0, (now[3] - before[3]) / (double) window));
             }
@@ -53,8 +59,8 @@ public final class PuLoad {
         double[] foreign = new double[n];
         for (int i = 0; i < n; i++) {
             long all = b.all()[i] - (i < a.all().length ? a.all()[i] : 0);
-            long busy = b.busy()[i] - (i < a.busy().length ? a.busy()[i] : 0) - own[i];
-            foreign[i] = all <= 0 ? 0 : Math.max(0, Math.min(1, busy / (double) all));
+            double busy = b.busy()[i] - (i < a.busy().length ? a.busy()[i] : 0) - own[i];
+            foreign[i] = all <= 0 ? 0 : Math.max(0, Math.min(1, busy / all));
         }
         return new PuLoad(foreign, waited, window);
     }
@@ -91,6 +97,13 @@ public final class PuLoad {
     /** The window's length in milliseconds. */
     public long millis() {
         return nanos / 1_000_000;
+    }
+
+    /** {@code 0 97 %, 1 3 %}: each PU of {@code within} and its load from others, for verbose lines. */
+    public String describe(CpuSet within) {
+        StringBuilder s = new StringBuilder();
+        for (int pu : within.toArray()) s.append(s.length() == 0 ? "" : ", ").append(pu).append(' ').append(Math.round(of(pu) * 100)).append(" %");
+        return s.toString();
     }
 
     /** {@code pus 0 (97 %), 3 (40 %)}: the busy PUs of {@code within} and their load, for messages. */

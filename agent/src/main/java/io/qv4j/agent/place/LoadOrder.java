@@ -9,9 +9,10 @@ import java.util.List;
 /**
  * Which of a split's pieces a pool that leaves some unused takes (DESIGN.md §7.1): the policy's
  * choice turned round the pieces (piece {@code j} becomes {@code j + r}), by the turn {@code r} that
- * puts the least of others' work under the tasks; among equal turns, the first from this JVM's own
- * offset. So a spread pool stays spread, and two JVMs that cannot see each other's claims and plan
- * at the same moment on an idle machine do not both start at piece 0. Pure.
+ * puts the least of others' work under the tasks; among equal turns, the one that leaves the first
+ * task on the PU its thread runs on now (where the kernel, which sees every runnable thread, just
+ * put it), else the first from this JVM's own offset. So a spread pool stays spread, and two JVMs
+ * that cannot see each other's claims and plan at the same moment do not both start at piece 0. Pure.
  */
 final class LoadOrder {
 
@@ -22,10 +23,11 @@ final class LoadOrder {
      * The plan turned round its pieces; the plan itself when every piece is used (no turn changes
      * what is covered) or when a task's cpuset is not a union of pieces.
      *
-     * @param load   others' work on each PU, or null (only the offset decides)
+     * @param load   others' work on each PU, or null (only the tie-breaks decide)
+     * @param here   the PU the planning thread runs on, or -1
      * @param offset this JVM's own tie-break, any int
      */
-    static EnginePlanner.Plan turn(EnginePlanner.Plan plan, PuLoad load, int offset) {
+    static EnginePlanner.Plan turn(EnginePlanner.Plan plan, PuLoad load, int here, int offset) {
         List<CpuSet> cut = plan.cut();
         int n = cut.size();
         if (n < 2) return plan;
@@ -52,7 +54,9 @@ final class LoadOrder {
             int r = (start + k) % n;
             double cost = 0;
             for (int[] t : tasks) for (int j : t) cost += pieceLoad[(j + r) % n];
-            if (cost < bestCost - 1e-9) {
+            boolean better = cost < bestCost - 1e-9
+                    || cost < bestCost + 1e-9 && here >= 0 && !onHere(tasks, cut, best, here) && onHere(tasks, cut, r, here);
+            if (better) {
                 bestCost = cost;
                 best = r;
             }
@@ -69,6 +73,16 @@ final class LoadOrder {
             out.add(c);
         }
         return new EnginePlanner.Plan(cut, java.util.Collections.unmodifiableList(out));
+    }
+
+    /** Whether turn {@code r} puts the first task with a piece on a piece holding PU {@code here}. */
+    private static boolean onHere(List<int[]> tasks, List<CpuSet> cut, int r, int here) {
+        for (int[] t : tasks) {
+            if (t.length == 0) continue;
+            for (int j : t) if (cut.get((j + r) % cut.size()).contains(here)) return true;
+            return false;
+        }
+        return false;
     }
 
     /** The pieces whose union is exactly {@code c}, or null when it is not such a union. */

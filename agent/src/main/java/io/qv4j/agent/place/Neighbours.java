@@ -16,7 +16,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.SplittableRandom;
 import java.util.concurrent.ThreadPoolExecutor;
 
 /**
@@ -24,9 +23,9 @@ import java.util.concurrent.ThreadPoolExecutor;
  * period (about {@code neighbours=}, jittered by ±20 % so that JVMs drift apart) at how long each
  * pinned worker waited for its PU. A worker that waited {@link PuLoad#WAIT} of the period on a PU
  * others keep {@link PuLoad#BUSY} is moved, by its kernel thread id, to an idle piece of its pool's
- * split nobody holds, the nearest first; with none, after {@link #RELEASE_PERIODS} such periods its
- * pool is released to its scope for the kernel to balance, and pinned again once it fits on idle
- * PUs for a quiet time that doubles with each release. A PU left because of others is not a target
+ * split nobody holds, the nearest first; with none, after {@link #RELEASE_PERIODS} such periods
+ * in a row its pool is released to its scope for the kernel to
+ * balance, and pinned again once it fits on idle PUs for a quiet time that doubles with each release. A PU left because of others is not a target
  * for {@link #AVOID_PERIODS}, a moved worker stays put for {@link #COOLDOWN_PERIODS}, and a move
  * waits a random moment and looks again that its target is still idle: another JVM moving at the
  * same instant takes it first rather than both swapping forever. Idle (parked) while no worker is pinned.
@@ -38,11 +37,13 @@ public final class Neighbours implements Runnable {
     /** Periods a moved worker is not moved again. */
     static final int COOLDOWN_PERIODS = 4;
     /**
-     * Contended periods in a row, with no idle piece to go to, before a pool is released: one, as the
-     * JVM's own threads do not count as others' load; a neighbour that comes and goes is met by the
-     * quiet time a released pool needs, which doubles with each release.
+     * Contended periods in a row, with no idle piece to go to, before a pool is released: a burst
+     * of this JVM's compiler threads that the per-thread readings put on the wrong PU, or of
+     * another JVM's start-up, is over by the next period; a CPU hog sharing the PU is not.
      */
-    static final int RELEASE_PERIODS = 1;
+    static final int RELEASE_PERIODS = 2;
+    /** The first look after a worker is pinned: a plan made on the few tens of milliseconds of start-up is checked soon. */
+    static final long FIRST_LOOK_MILLIS = 150;
     /** Quiet periods a released pool needs before it is pinned again, doubled by each release up to {@link #MAX_QUIET_PERIODS}. */
     static final int QUIET_PERIODS = 2;
     static final int MAX_QUIET_PERIODS = 128;
@@ -66,7 +67,8 @@ public final class Neighbours implements Runnable {
     private final Placer placer;
     private final Readings readings;
     private final long periodMillis;
-    private final SplittableRandom random = new SplittableRandom();
+    /** xorshift64, seeded by the clock: differs between JVMs, costs no class loading at start-up. */
+    private long seed = System.nanoTime() | 1;
     private final Map<Integer, Long> avoid = new HashMap<>();
     private final Map<Pool, Integer> strikes = new IdentityHashMap<>();
     private final Map<Pool, Integer> quiet = new IdentityHashMap<>();
@@ -116,6 +118,14 @@ public final class Neighbours implements Runnable {
         };
     }
 
+    /** A random number from 0 to {@code bound - 1}. */
+    private long random(long bound) {
+        seed ^= seed << 13;
+        seed ^= seed >>> 7;
+        seed ^= seed << 17;
+        return Math.floorMod(seed, bound);
+    }
+
     /** A worker was pinned: watching begins, or goes on. */
     void wake() {
         if (watching) return;
@@ -134,8 +144,10 @@ public final class Neighbours implements Runnable {
                         while (!watching) idle.wait();
                     }
                     period(); // the first reading: the first period is measured from here
+                    Thread.sleep(Math.min(FIRST_LOOK_MILLIS, periodMillis));
+                } else {
+                    Thread.sleep(Math.round(periodMillis * (0.8 + 0.4 * random(1000) / 1000.0)));
                 }
-                Thread.sleep(Math.round(periodMillis * (0.8 + 0.4 * random.nextDouble())));
                 if (!period()) {
                     watching = false;
                     readings.reset();
@@ -276,7 +288,7 @@ public final class Neighbours implements Runnable {
 
     /** Waits a random moment and looks again: false when the target got busy since the period's reading (another JVM moved there). */
     private boolean confirm(CpuSet target) throws InterruptedException {
-        Thread.sleep(random.nextLong(CONFIRM_MILLIS + 1));
+        Thread.sleep(random(CONFIRM_MILLIS + 1));
         PuLoad recent = readings.since();
         return recent == null || recent.mean(target) < TAKEN;
     }

@@ -81,6 +81,7 @@ final class PoolPlanner {
         CpuSet others = node == null ? CpuSet.empty() : node.others(scope);
         PuLoad load = e.node() == null || e.node().load() == null ? null : e.node().load().recent();
         CpuSet busy = load == null ? CpuSet.empty() : load.busy(scope);
+        if (load != null && Log.isVerbose()) Log.debug("pool " + p.name + ": others' load over the last " + load.millis() + " ms: " + load.describe(scope));
         for (int attempt = 0; ; attempt++) {
             CpuSet claimed = others;
             for (Pool o : registry.pools()) {
@@ -88,7 +89,7 @@ final class PoolPlanner {
             }
             EnginePlanner.Plan plan = choose(p, e, scope, claimed, busy);
             if (plan == null) return;
-            if (load != null && policyOf(p, options).ordinal() < 0 && e.topology().cpuKinds().size() < 2) plan = LoadOrder.turn(plan, load, offset);
+            if (load != null && policyOf(p, options).ordinal() < 0 && e.topology().cpuKinds().size() < 2) plan = LoadOrder.turn(plan, load, e.node().load().currentPu(), offset);
             CpuSet union = fill(p, plan, scope);
             if (union.intersects(others)) {
                 // the free part cannot hold the pool: leave the workers to the kernel's balancing

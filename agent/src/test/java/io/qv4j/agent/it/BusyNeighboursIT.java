@@ -35,6 +35,8 @@ class BusyNeighboursIT {
 
     /** How soon a worker must be off a PU a neighbour came to, or apart from another JVM's worker. */
     static final long WITHIN_MILLIS = 2000;
+    /** How soon a worker planned beside a neighbour busy before the JVM started must be off its PU. */
+    static final long FIRST_LOOK_MILLIS = 1000;
 
     @TempDir
     Path dir;
@@ -138,6 +140,11 @@ class BusyNeighboursIT {
         return (Long) n.get(key);
     }
 
+    /**
+     * Planned off the neighbour's PU from the load seen since the agent started; where that window
+     * (a few tens of milliseconds for an app this small) misjudged, the watcher's first look, 150 ms
+     * after the worker is pinned, moves it: so within {@link #FIRST_LOOK_MILLIS}, and it stays.
+     */
     @Test
     void aNeighbourBusyBeforeStartKeepsAPoolOfOneOffItsPu() throws Exception {
         assumeTwoPus();
@@ -147,11 +154,20 @@ class BusyNeighboursIT {
                 Process n = neighbour(busy);
                 try {
                     Thread.sleep(300);
-                    Spin s = spin(java, dir.resolve("before-" + busy + "-" + java.hashCode()), 1, 500);
-                    CpuSet w = s.first().values().iterator().next();
+                    Spin s = spin(java, dir.resolve("before-" + busy + "-" + java.hashCode()), 1, 3000);
+                    CpuSet w = s.only();
+                    long t0 = System.nanoTime();
+                    while (System.nanoTime() - t0 < FIRST_LOOK_MILLIS * 1_000_000L && (w.cardinality() != 1 || w.contains(busy))) {
+                        Thread.sleep(20);
+                        w = s.only();
+                    }
                     assertEquals(1, w.cardinality(), "pinned: " + s.stderr());
                     assertFalse(w.contains(busy), "pinned beside a neighbour on pu " + busy + ": " + w + " " + s.stderr());
-                    s.end();
+                    for (int i = 0; i < 10; i++) {
+                        Thread.sleep(100);
+                        assertEquals(w, s.only(), "stays: " + s.stderr());
+                    }
+                    s.stop();
                 } finally {
                     kill(n);
                 }

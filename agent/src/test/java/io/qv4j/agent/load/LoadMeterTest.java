@@ -87,6 +87,16 @@ class LoadMeterTest {
     }
 
     @Test
+    void theCallingThreadsPuIsTheLastFieldItsStatNames() throws Exception {
+        Path self = Files.createDirectories(proc.resolve("thread-self"));
+        thread(5, "me", 1, 1, 3, 0, 0);
+        Files.copy(proc.resolve("self/task/5/stat"), self.resolve("stat"));
+        assertEquals(3, new LoadMeter(proc.toString()).currentPu());
+        Files.delete(self.resolve("stat"));
+        assertEquals(-1, new LoadMeter(proc.toString()).currentPu());
+    }
+
+    @Test
     void withoutProcStatThereIsNoReadingAndNoView() throws Exception {
         LoadMeter m = new LoadMeter(proc.toString());
         assertFalse(m.works());

@@ -116,12 +116,15 @@ class NeighboursTest {
     }
 
     @Test
-    void withNoIdlePieceThePoolIsReleasedAndPinnedAgainOnceQuietForLongerEachTime() throws Exception {
+    void withNoIdlePieceThePoolIsReleasedAfterTwoContendedPeriodsAndPinnedAgainOnceQuietForLongerEachTime() throws Exception {
         Topology two = SyntheticSpec.parse("package:1 core:2 pu:1");
         Placer p = placer(two);
         Neighbours n = watcher(p);
         List<Worker> ws = pool(p, 2);
         Pool pool = ws.get(0).pool;
+        loads.add(load(new double[] {0.5, 0}, 0.5, 0));
+        assertTrue(n.period());
+        assertEquals(List.of(), binder.others, "one contended period is not enough to give up pinning");
         loads.add(load(new double[] {0.5, 0}, 0.5, 0));
         assertTrue(n.period());
         assertEquals(Set.of("101 0-1", "102 0-1"), new HashSet<>(binder.others));
@@ -138,6 +141,22 @@ class NeighboursTest {
         assertFalse(pool.released());
         assertEquals(2, binder.others.size(), binder.others.toString());
         assertEquals(CpuSet.parse("0-1"), ws.get(0).cpuset().or(ws.get(1).cpuset()));
+    }
+
+    @Test
+    void aShortBurstOfOthersWithNoIdlePieceReleasesNothingTwoPeriodsInARowDo() throws Exception {
+        Topology two = SyntheticSpec.parse("package:1 core:2 pu:1");
+        Placer p = placer(two);
+        Neighbours n = watcher(p);
+        List<Worker> ws = pool(p, 2);
+        loads.add(load(new double[] {0.3, 0}, 0.3, 0)); // another JVM's compiler threads, for a moment
+        loads.add(load(new double[] {0, 0}, 0, 0));
+        loads.add(load(new double[] {0.3, 0}, 0.3, 0));
+        for (int i = 0; i < 3; i++) assertTrue(n.period());
+        assertFalse(ws.get(0).pool.released());
+        loads.add(load(new double[] {0.3, 0}, 0.3, 0));
+        assertTrue(n.period());
+        assertTrue(ws.get(0).pool.released(), "two contended periods in a row");
     }
 
     @Test
