@@ -47,8 +47,9 @@ public final class Neighbours implements Runnable {
     /** Quiet periods a released pool needs before it is pinned again, doubled by each release up to {@link #MAX_QUIET_PERIODS}. */
     static final int QUIET_PERIODS = 2;
     static final int MAX_QUIET_PERIODS = 128;
-    /** The most a move waits before it looks again at its target. */
-    static final long CONFIRM_MILLIS = 200;
+    /** A move waits {@link #CONFIRM_MIN_MILLIS} (five ticks, enough to see a worker that just arrived) and up to this much more, at random, before it looks again at its target. */
+    static final long CONFIRM_MILLIS = 150;
+    static final long CONFIRM_MIN_MILLIS = 50;
     /** A target others (another JVM's worker that just moved) keep this busy since the period's reading is taken. */
     static final double TAKEN = 0.5;
 
@@ -288,7 +289,7 @@ public final class Neighbours implements Runnable {
 
     /** Waits a random moment and looks again: false when the target got busy since the period's reading (another JVM moved there). */
     private boolean confirm(CpuSet target) throws InterruptedException {
-        Thread.sleep(random(CONFIRM_MILLIS + 1));
+        Thread.sleep(CONFIRM_MIN_MILLIS + random(CONFIRM_MILLIS + 1));
         PuLoad recent = readings.since();
         return recent == null || recent.mean(target) < TAKEN;
     }
