@@ -193,6 +193,7 @@ public final class Neighbours implements Runnable {
             if (w.movedAt >= 0 && period - w.movedAt < COOLDOWN_PERIODS) continue;
             CpuSet target = target(w, e, load);
             if (target == null) {
+                if (!floatingHelps(w, e, load)) continue;
                 contendedPools.put(w.pool, Boolean.TRUE);
                 if (strikes.merge(w.pool, 1, Integer::sum) >= RELEASE_PERIODS && release(w.pool, e, why(w, load))) strikes.remove(w.pool);
             } else if (confirm(target)) {
@@ -255,6 +256,19 @@ public final class Neighbours implements Runnable {
             free.add(c);
         }
         return nearest(w.cpuset, free, load, e.topology());
+    }
+
+    /**
+     * Whether the kernel could do better for {@code w} than its pin: some PU of its pool's scope
+     * carries at least {@link PuLoad#BUSY} less of others' load, or it waited more than half the
+     * period (more than one other thread wants its PU). Beside another JVM's pinned worker with that
+     * JVM's compiler threads on the one PU left, it could not: it stays.
+     */
+    private static boolean floatingHelps(Worker w, Env e, PuLoad load) {
+        if (w.waited > 0.5) return true;
+        double here = load.mean(w.cpuset);
+        for (int pu : PoolPlanner.scopeOf(w.pool, e).toArray()) if (load.of(pu) <= here - PuLoad.BUSY) return true;
+        return false;
     }
 
     /** Of {@code candidates}, the one sharing the most objects of the tree with {@code from}, then the least loaded, then the first. */

@@ -160,6 +160,22 @@ class NeighboursTest {
     }
 
     @Test
+    void aWorkerWhoseEveryOtherPuIsBusierStaysPinned() throws Exception {
+        Topology two = SyntheticSpec.parse("package:1 core:2 pu:1");
+        Placer p = placer(two);
+        Neighbours n = watcher(p);
+        pool(p, 1);
+        // another JVM's worker pinned on PU 1, its compiler threads on PU 0 beside this one
+        for (int i = 0; i < 4; i++) loads.add(load(new double[] {0.35, 1.0}, 0.33));
+        for (int i = 0; i < 4; i++) assertTrue(n.period());
+        assertEquals(List.of(), binder.others);
+        // more than one other thread on its PU: the kernel can do no worse
+        for (int i = 0; i < 2; i++) loads.add(load(new double[] {0.7, 1.0}, 0.67));
+        for (int i = 0; i < 2; i++) assertTrue(n.period());
+        assertEquals(List.of("101 0-1"), binder.others);
+    }
+
+    @Test
     void aPuLeftBecauseOfOthersIsNotATargetAgainForAWhile() throws Exception {
         Topology two = SyntheticSpec.parse("package:1 core:2 pu:1");
         Placer p = placer(two);
