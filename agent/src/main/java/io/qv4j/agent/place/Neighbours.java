@@ -42,7 +42,7 @@ public final class Neighbours implements Runnable {
      * another JVM's start-up, is over by the next period; a CPU hog sharing the PU is not.
      */
     static final int RELEASE_PERIODS = 2;
-    /** The first look after a worker is pinned: a plan made on the few tens of milliseconds of start-up is checked soon. */
+    /** The first reading after a worker is pinned, and the first look after it: a plan made on the few tens of milliseconds of start-up is checked soon. */
     static final long FIRST_LOOK_MILLIS = 150;
     /** Quiet periods a released pool needs before it is pinned again, doubled by each release up to {@link #MAX_QUIET_PERIODS}. */
     static final int QUIET_PERIODS = 2;
@@ -144,7 +144,10 @@ public final class Neighbours implements Runnable {
                     synchronized (idle) {
                         while (!watching) idle.wait();
                     }
-                    period(); // the first reading: the first period is measured from here
+                    // the first reading a moment after the first pin (nothing read at all by a JVM
+                    // that ends sooner), the first look as soon again
+                    Thread.sleep(Math.min(FIRST_LOOK_MILLIS, periodMillis));
+                    period();
                     Thread.sleep(Math.min(FIRST_LOOK_MILLIS, periodMillis));
                 } else {
                     Thread.sleep(Math.round(periodMillis * (0.8 + 0.4 * random(1000) / 1000.0)));

@@ -142,7 +142,7 @@ class BusyNeighboursIT {
 
     /**
      * Planned off the neighbour's PU from the load seen since the agent started; where that window
-     * (a few tens of milliseconds for an app this small) misjudged, the watcher's first look, 150 ms
+     * (a few tens of milliseconds for an app this small) misjudged, the watcher's first look, 300 ms
      * after the worker is pinned, moves it: so within {@link #FIRST_LOOK_MILLIS}, and it stays.
      */
     @Test
