@@ -32,6 +32,8 @@ class NeighboursTest {
 
     /** 2 packages x 2 cores x 1 PU: PUs 0-3, packages {0,1} and {2,3}. */
     static final Topology MACHINE = SyntheticSpec.parse("package:2 core:2 pu:1");
+    /** Two PUs, 0 and 1. */
+    static final Topology TWO = SyntheticSpec.parse("package:1 core:2 pu:1");
 
     final RecordingBinder binder = new RecordingBinder();
     final Deque<PuLoad> loads = new ArrayDeque<>();
@@ -117,8 +119,7 @@ class NeighboursTest {
 
     @Test
     void withNoIdlePieceThePoolIsReleasedAfterTwoContendedPeriodsAndPinnedAgainOnceQuietForLongerEachTime() throws Exception {
-        Topology two = SyntheticSpec.parse("package:1 core:2 pu:1");
-        Placer p = placer(two);
+        Placer p = placer(TWO);
         Neighbours n = watcher(p);
         List<Worker> ws = pool(p, 2);
         Pool pool = ws.get(0).pool;
@@ -145,8 +146,7 @@ class NeighboursTest {
 
     @Test
     void aShortBurstOfOthersWithNoIdlePieceReleasesNothingTwoPeriodsInARowDo() throws Exception {
-        Topology two = SyntheticSpec.parse("package:1 core:2 pu:1");
-        Placer p = placer(two);
+        Placer p = placer(TWO);
         Neighbours n = watcher(p);
         List<Worker> ws = pool(p, 2);
         loads.add(load(new double[] {0.3, 0}, 0.3, 0)); // another JVM's compiler threads, for a moment
@@ -161,8 +161,7 @@ class NeighboursTest {
 
     @Test
     void aWorkerWhoseEveryOtherPuIsBusierStaysPinned() throws Exception {
-        Topology two = SyntheticSpec.parse("package:1 core:2 pu:1");
-        Placer p = placer(two);
+        Placer p = placer(TWO);
         Neighbours n = watcher(p);
         pool(p, 1);
         // another JVM's worker pinned on PU 1, its compiler threads on PU 0 beside this one
@@ -177,8 +176,7 @@ class NeighboursTest {
 
     @Test
     void aPuLeftBecauseOfOthersIsNotATargetAgainForAWhile() throws Exception {
-        Topology two = SyntheticSpec.parse("package:1 core:2 pu:1");
-        Placer p = placer(two);
+        Placer p = placer(TWO);
         Neighbours n = watcher(p);
         List<Worker> ws = pool(p, 1);
         loads.add(load(new double[] {0.6, 0}, 0.5));
