@@ -84,10 +84,11 @@ class BusyNeighboursIT {
     }
 
     /** Starts SpinApp with {@code workers} workers spinning {@code millis} ms, with the agent's default options, alone in {@code home}. */
-    static Spin spin(Path java, Path home, int workers, long millis) throws Exception {
+    static Spin spin(Path java, Path home, int workers, long millis, String... jvmArgs) throws Exception {
         Files.createDirectories(home);
         List<String> cmd = new ArrayList<>(List.of(java.toString()));
         if (!java.toString().contains("17")) cmd.add("--enable-native-access=ALL-UNNAMED");
+        cmd.addAll(List.of(jvmArgs));
         cmd.addAll(List.of("-Djava.io.tmpdir=" + home,
                 "-javaagent:" + Jvm.agentJar() + "=verbose=true,claims-dir=" + home.resolve("claims") + ",report=" + home.resolve("report.json"),
                 "-cp", "target/test-classes", "io.qv4j.testapps.SpinApp", String.valueOf(workers), String.valueOf(millis)));
@@ -175,11 +176,14 @@ class BusyNeighboursIT {
         }
     }
 
+    /** ... and says so: a verbose line with the wait, and a Flight Recorder event for the move (or the release). */
     @Test
     void aNeighbourThatArrivesOnAWorkersPuIsLeftWithinTwoSeconds() throws Exception {
         assumeTwoPus();
         for (Path java : Jvm.javas()) {
-            Spin s = spin(java, dir.resolve("late-" + java.hashCode()), 1, 30_000);
+            Path home = dir.resolve("late-" + java.hashCode());
+            Path jfr = home.resolve("rec.jfr");
+            Spin s = spin(java, home, 1, 30_000, "-XX:StartFlightRecording=filename=" + jfr);
             Process n = null;
             try {
                 CpuSet w = s.only();
@@ -195,6 +199,15 @@ class BusyNeighboursIT {
                 }
                 assertTrue(!now.contains(pu) || now.cardinality() > 1 && s.stderr().contains("share pus"),
                         "still on pu " + pu + " " + WITHIN_MILLIS + " ms after a neighbour came: " + now + " " + s.stderr());
+                boolean moved = !now.contains(pu);
+                if (moved) {
+                    assertTrue(s.stderr().contains("qv: neighbours: pool spin thread \"spin-1\" waited ") && s.stderr().contains(" for pus " + pu + " (others keep them "),
+                            s.stderr());
+                }
+                s.stop();
+                Path tool = java.resolveSibling("jfr");
+                Jvm.Result events = Jvm.run(List.of(tool.toString(), "print", "--events", moved ? "io.qv4j.WorkerMoved" : "io.qv4j.PoolReleased", jfr.toString()));
+                assertTrue(events.stdout().contains(moved ? "thread = \"spin-1\"" : "pool = \"spin\""), events.toString());
             } finally {
                 if (n != null) kill(n);
                 s.stop();
