@@ -196,8 +196,7 @@ public final class Neighbours implements Runnable {
             if (w.movedAt >= 0 && period - w.movedAt < COOLDOWN_PERIODS) continue;
             CpuSet target = target(w, e, load);
             if (target == null) {
-                if (!floatingHelps(w, e, load)) continue;
-                contendedPools.put(w.pool, Boolean.TRUE);
+                if (!floatingHelps(w, e, load) || contendedPools.put(w.pool, Boolean.TRUE) != null) continue; // a pool's strike once a period
                 if (strikes.merge(w.pool, 1, Integer::sum) >= RELEASE_PERIODS && release(w.pool, e, why(w, load))) strikes.remove(w.pool);
             } else if (confirm(target)) {
                 move(threads.get(i), w, target, e, load);

@@ -23,8 +23,8 @@ public final class Worker {
     int moves;
     /** The watcher's period when it last moved it; -1: never. */
     long movedAt = -1;
-    /** The share of the watcher's last period it waited for its PU; -1: not measured. */
-    double waited = -1;
+    /** The share of the watcher's last period it waited for its PU; -1: not measured. Written by the watcher alone, read by the report. */
+    volatile double waited = -1;
 
     Worker(String name, Pool pool) {
         this.name = name;

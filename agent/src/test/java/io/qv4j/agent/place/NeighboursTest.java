@@ -160,6 +160,16 @@ class NeighboursTest {
     }
 
     @Test
+    void twoContendedWorkersOfOnePoolAreOnePeriodsStrikeNotTwo() throws Exception {
+        Placer p = placer(MACHINE);
+        Neighbours n = watcher(p);
+        List<Worker> ws = pool(p, 4);
+        loads.add(load(new double[] {0.6, 0.6, 0, 0}, 0.5, 0.5, 0, 0));
+        assertTrue(n.period());
+        assertFalse(ws.get(0).pool.released(), "one period, however many of its workers wait");
+    }
+
+    @Test
     void aWorkerWhoseEveryOtherPuIsBusierStaysPinned() throws Exception {
         Placer p = placer(TWO);
         Neighbours n = watcher(p);
