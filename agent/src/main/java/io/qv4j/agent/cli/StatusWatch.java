@@ -37,12 +37,17 @@ import java.util.TreeMap;
  * {@code watch-PID} file touched in its owner-only claims directory). On a terminal: a full-screen
  * view redrawn in place, {@code q} or Ctrl-C ends it and restores the terminal; through a pipe: the
  * same view as a plain table per refresh; {@code --format json}: one JSON line per refresh.
- * {@code --count N} stops after N.
+ * {@code --count N} stops after N. A named JVM that exits (or is killed, or left a zombie) leaves
+ * the view with one line; when the last one has, the watch ends (exit 0) within a tenth of a second
+ * or so: the wait between refreshes looks for it.
  */
 final class StatusWatch {
 
-    private final List<Long> pids;
+    private final List<Long> pids; // the named JVMs still running
     private final boolean named;
+    private final Reader reader;
+    private final List<Long> gone = new ArrayList<>(); // named JVMs that ended since the last refresh
+    private boolean started; // past the first refresh: an ended JVM is then said once, as gone
     private final double interval;
     private final boolean json;
     private final long count;
@@ -57,15 +62,24 @@ final class StatusWatch {
     private final Map<String, Claims> observers = new HashMap<>(); // claims directory -> an observer of it
 
     StatusWatch(List<Long> pids, boolean named, double interval, boolean json, long count, PrintStream out, PrintStream err) {
-        this(pids, named, interval, json, count, out, err, TopologyInput.live(), Path.of("/proc"));
+        this(pids, named, interval, json, count, out, err, TopologyInput.live(), Path.of("/proc"), StatusCommand::read);
     }
 
-    /** On the machine {@code topology}, reading {@code PROC/stat} and {@code PROC/PID/task/TID/...} (tests: a fake /proc). */
+    /** How a JVM's status is read: {@link StatusCommand#read} (tests: canned statuses). */
+    interface Reader {
+        Map<String, Object> read(long pid) throws Targets.Refusal;
+    }
+
+    /**
+     * On the machine {@code topology}, reading {@code PROC/stat} and {@code PROC/PID/...}, and each
+     * JVM's status with {@code reader} (tests: a fake /proc and canned statuses).
+     */
     StatusWatch(List<Long> pids, boolean named, double interval, boolean json, long count, PrintStream out, PrintStream err,
-            Topology topology, Path proc) {
+            Topology topology, Path proc, Reader reader) {
         this.topology = topology;
         this.proc = proc;
-        this.pids = pids;
+        this.reader = reader;
+        this.pids = new ArrayList<>(pids);
         this.named = named;
         this.interval = interval;
         this.json = json;
@@ -74,15 +88,24 @@ final class StatusWatch {
         this.err = err;
     }
 
-    /** Runs until {@code q}, Ctrl-C, {@code --count} refreshes or the end of its output; the exit code. */
+    /**
+     * Runs until {@code q}, Ctrl-C, {@code --count} refreshes, the end of its output or the end of
+     * every named JVM; the exit code (1 when none of them ran at the start).
+     */
     int run() throws InterruptedException {
         Terminal term = !json && Terminal.isTerminal() ? Terminal.open() : null;
         try {
             if (term != null) out.print("\033[?25l\033[H\033[2J");
             view(); // the first interval's baseline: loads and CPU times are differences
+            if (named && pids.isEmpty()) return 1; // each said why on its own line
             for (long n = 0; count <= 0 || n < count; n++) {
-                if (term != null ? term.waitForQuit((long) (interval * 1000)) : sleepFor((long) (interval * 1000))) break;
+                if (waitForQuit(term)) break;
                 Map<String, Object> view = view();
+                if (named && pids.isEmpty()) {
+                    if (term != null) out.print("\033[?25h\033[H\033[2J");
+                    out.println(json ? oneLine(end(view)) : "qv: " + goneLine(view.get("gone")) + "; nothing left to watch");
+                    break;
+                }
                 if (json) out.println(oneLine(view));
                 else if (term != null) out.print("\033[H" + text(view, true).replace("\n", "\033[K\n") + "\033[J");
                 else out.println(text(view, false));
@@ -106,21 +129,59 @@ final class StatusWatch {
         }
     }
 
+    /**
+     * Waits one interval in tenths of a second; true when {@code q} came. Ends the wait early when
+     * every named JVM has ended, so that the watch ends about when the last one did.
+     */
+    private boolean waitForQuit(Terminal term) throws InterruptedException {
+        long end = System.nanoTime() + (long) (interval * 1e9);
+        for (long left; (left = (end - System.nanoTime()) / 1_000_000L) > 0;) {
+            long slice = Math.min(100, left);
+            if (term != null ? term.waitForQuit(slice) : sleepFor(slice)) return true;
+            if (named && pids.stream().allMatch(pid -> Targets.ended(proc.resolve(Long.toString(pid))) != null)) return false;
+        }
+        return false;
+    }
+
     private static boolean sleepFor(long millis) throws InterruptedException {
         Thread.sleep(millis);
         return false;
     }
 
+    /** The final JSON line: when, and which JVMs ended at the last refresh. */
+    private static Map<String, Object> end(Map<String, Object> view) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("time", view.get("time"));
+        m.put("gone", view.get("gone"));
+        m.put("end", "every process watched is gone");
+        return m;
+    }
+
+    /** {@code process 4242 exited}, {@code processes 4242, 4343 exited}. */
+    static String goneLine(Object pids) {
+        List<Object> l = Targets.list(pids);
+        return (l.size() == 1 ? "process " : "processes ") + String.join(", ", l.stream().map(String::valueOf).toList()) + " exited";
+    }
+
     /** One refresh: every PU's load, and per JVM its pools with their workers as the kernel has them now. */
     Map<String, Object> view() {
         Map<Long, Map<String, Object>> statuses = new LinkedHashMap<>();
-        for (long pid : pids.isEmpty() && !named ? Targets.jvms() : pids) {
+        for (long pid : named ? List.copyOf(pids) : Targets.jvms()) {
+            // an ended JVM is not attached to: that could wait for its attach listener for seconds
+            String ended = named ? Targets.ended(proc.resolve(Long.toString(pid))) : null;
             try {
-                statuses.put(pid, StatusCommand.read(pid));
+                if (ended == null) statuses.put(pid, reader.read(pid));
+                else if (!started) err.println("qv: " + pid + ": " + ended);
             } catch (Targets.Refusal r) {
-                if (named) err.println("qv: " + r.getMessage());
+                ended = named ? Targets.ended(proc.resolve(Long.toString(pid))) : null;
+                if (named && (ended == null || !started)) err.println("qv: " + r.getMessage());
+            }
+            if (ended != null) {
+                pids.remove(Long.valueOf(pid));
+                if (started) gone.add(pid);
             }
         }
+        started = true;
         // the reports first: attaching takes a varying while, which must not fall inside the /proc readings' windows
         return view(statuses, System.nanoTime());
     }
@@ -150,6 +211,8 @@ final class StatusWatch {
         statuses.forEach((pid, j) -> jvms.add(jvm(pid, j, nanos)));
         m.put("jvms", jvms);
         m.put("contended", contended(jvms).toString());
+        if (!gone.isEmpty()) m.put("gone", List.copyOf(gone));
+        gone.clear();
         return m;
     }
 
@@ -388,6 +451,7 @@ final class StatusWatch {
         }
         if (!claimedElsewhere.isEmpty()) sb.append("* claimed by another JVM (or OpenHFT): pus ").append(claimedElsewhere).append('\n');
         sb.append('\n').append(pools);
+        if (view.get("gone") != null) sb.append(goneLine(view.get("gone"))).append(": left the view\n");
         return sb.toString();
     }
 

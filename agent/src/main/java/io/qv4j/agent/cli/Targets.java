@@ -57,7 +57,8 @@ final class Targets {
     static VirtualMachine attach(long pid) throws Refusal {
         Path proc = Path.of("/proc", Long.toString(pid));
         if (pid == ProcessHandle.current().pid()) throw new Refusal(pid + ": that is this command itself");
-        if (!Files.isDirectory(proc)) throw new Refusal(pid + ": no such process");
+        String ended = ended(proc);
+        if (ended != null) throw new Refusal(pid + ": " + ended);
         try {
             int mine = (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid");
             int theirs = (Integer) Files.getAttribute(proc, "unix:uid");
@@ -67,14 +68,39 @@ final class Targets {
         } catch (IOException | UnsupportedOperationException e) {
             // no uid to compare: the attach below decides
         }
-        if (!isJvm(pid)) throw new Refusal(pid + ": not a JVM (" + command(pid, 60) + ")");
+        if (!isJvm(pid)) throw refusal(pid, proc, "not a JVM (" + command(pid, 60) + ")");
         try {
             return VirtualMachine.attach(Long.toString(pid));
         } catch (AttachNotSupportedException e) {
-            throw new Refusal(pid + ": the JVM does not accept attach (started with -XX:+DisableAttachMechanism?): " + e.getMessage());
+            throw refusal(pid, proc, "the JVM does not accept attach (started with -XX:+DisableAttachMechanism?): " + e.getMessage());
         } catch (IOException e) {
-            throw new Refusal(pid + ": cannot attach: " + e.getMessage());
+            throw refusal(pid, proc, "cannot attach: " + e.getMessage());
         }
+    }
+
+    /**
+     * Why attaching to {@code pid} failed: {@code message}, unless the process ended meanwhile (its
+     * /proc files vanishing mid-read give misleading errors, "Unable to parse namespace" among them).
+     */
+    static Refusal refusal(long pid, Path proc, String message) {
+        return new Refusal(pid + ": " + (ended(proc) == null ? message : "the JVM exited while attaching"));
+    }
+
+    /**
+     * Why the process at {@code proc} ({@code /proc/PID}) no longer runs: {@code no such process},
+     * or a zombie (state Z or X in its {@code stat}); null while it runs or its state is unreadable.
+     */
+    static String ended(Path proc) {
+        String stat;
+        try {
+            stat = Files.readString(proc.resolve("stat"), StandardCharsets.ISO_8859_1);
+        } catch (IOException e) {
+            return Files.isDirectory(proc) ? null : "no such process";
+        }
+        // after the command's closing parenthesis: state, parent PID
+        String[] f = stat.substring(stat.lastIndexOf(')') + 1).strip().split(" ");
+        if (f.length < 2 || !(f[0].equals("Z") || f[0].equals("X"))) return null;
+        return "the process is a zombie (exited, not yet reaped by its parent " + f[1] + ")";
     }
 
     /** A JVM: listed by the Attach API (its perf data file), or with libjvm mapped. */

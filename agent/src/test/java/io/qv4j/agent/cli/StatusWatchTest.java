@@ -22,7 +22,10 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** {@code status --watch}'s numbers from a fake {@code /proc}: each worker's wait share and the contended PUs. */
+/**
+ * {@code status --watch}'s numbers from a fake {@code /proc}: each worker's wait share and the
+ * contended PUs; and its end when the JVMs it watches exit.
+ */
 class StatusWatchTest {
 
     static final long PID = 4242;
@@ -37,7 +40,7 @@ class StatusWatchTest {
     @BeforeEach
     void setUp() {
         watch = new StatusWatch(List.of(PID), true, 1, true, 1, new PrintStream(new ByteArrayOutputStream()), new PrintStream(new ByteArrayOutputStream()),
-                TopologyInput.input("core:2 pu:1"), proc);
+                TopologyInput.input("core:2 pu:1"), proc, pid -> statuses.get(pid));
         statuses = Map.of(PID, Targets.map(JsonReader.parse("""
                 {"pid": 4242, "command": "java -cp app.jar Main",
                  "report": {"agent": {"jvmScope": "0-1"}, "pools": [{"id": 1, "name": "app", "pinned": true, "tasks": 3, "threads": [
@@ -169,5 +172,109 @@ class StatusWatchTest {
         assertNull(StatusWatch.waited(new long[] {0, 0, 1, 1_000, 10}, now, 10), "no time passed");
         assertEquals(0.5, StatusWatch.waited(new long[] {0, 0, 1, 1_000, 0}, now, 2_000));
         assertEquals(1.0, StatusWatch.waited(new long[] {0, 0, 1, 0, 0}, now, 1_000), "at most all of it");
+    }
+
+    /** PROC/PID/stat of a process in {@code state}, child of 1. */
+    void process(long pid, String state) throws IOException {
+        Files.createDirectories(proc.resolve(Long.toString(pid)));
+        Files.writeString(proc.resolve(Long.toString(pid)).resolve("stat"), pid + " (java) " + state + " 1 " + pid + " 0 0 0\n");
+    }
+
+    void exit(long pid) {
+        try (Stream<Path> s = Files.walk(proc.resolve(Long.toString(pid)))) {
+            for (Path p : s.sorted(Comparator.reverseOrder()).toList()) Files.delete(p);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    /** A watch of {@code pids} (json or text) whose reader calls {@code onRead} with how many reads came before. */
+    StatusWatch watch(List<Long> pids, boolean json, double interval, long count, ByteArrayOutputStream out, ByteArrayOutputStream err,
+            java.util.function.IntConsumer onRead) {
+        int[] reads = {0};
+        return new StatusWatch(pids, true, interval, json, count, new PrintStream(out, true), new PrintStream(err, true), TopologyInput.input("core:2 pu:1"),
+                proc, pid -> {
+                    onRead.accept(reads[0]++);
+                    Map<String, Object> j = new java.util.LinkedHashMap<>(statuses.get(PID));
+                    j.put("pid", pid);
+                    return j;
+                });
+    }
+
+    @Test
+    void watchEndsWithinASecondOfItsTargetsExitWithAFinalJsonLine() throws Exception {
+        stat(100, 900, 100, 900);
+        process(PID, "S");
+        long[] died = {0};
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        StatusWatch w = watch(List.of(PID), true, 1, 50, out, err, n -> {
+            if (n == 2) {
+                exit(PID);
+                died[0] = System.nanoTime();
+            }
+        });
+        assertEquals(0, w.run());
+        long after = (System.nanoTime() - died[0]) / 1_000_000;
+        assertTrue(after < 900, "ended " + after + " ms after the exit, not at the next refresh or the end of --count");
+        List<String> lines = out.toString().lines().toList();
+        assertEquals(3, lines.size(), "two refreshes, then the end: " + out);
+        Map<String, Object> end = Targets.map(JsonReader.parse(lines.get(2)));
+        assertEquals(List.of(PID), end.get("gone"), lines.get(2));
+        assertEquals("every process watched is gone", end.get("end"), lines.get(2));
+        assertEquals("", err.toString(), "no 'no such process' lines");
+    }
+
+    @Test
+    void aKilledTargetLeftAZombieEndsTheWatchWithOneLine() throws Exception {
+        stat(100, 900, 100, 900);
+        process(PID, "S");
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        StatusWatch w = watch(List.of(PID), false, 0.1, 50, out, err, n -> {
+            if (n == 1) {
+                try {
+                    process(PID, "Z"); // killed (kill -9), not yet reaped
+                } catch (IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            }
+        });
+        assertEquals(0, w.run());
+        List<String> lines = out.toString().lines().toList();
+        assertEquals("qv: process 4242 exited; nothing left to watch", lines.get(lines.size() - 1), out.toString());
+        assertEquals(1, lines.stream().filter(l -> l.startsWith("qv4j status --watch")).count(), "one refresh drawn: " + out);
+        assertEquals("", err.toString());
+    }
+
+    @Test
+    void ofTwoTargetsTheDeadOneLeavesTheViewAndTheWatchGoesOn() throws Exception {
+        long other = 4343;
+        stat(100, 900, 100, 900);
+        process(PID, "S");
+        process(other, "S");
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        StatusWatch w = watch(List.of(PID, other), true, 0.1, 4, out, err, n -> {
+            if (n == 3) exit(other); // after the second refresh's reads
+        });
+        assertEquals(0, w.run());
+        List<Map<String, Object>> views = out.toString().lines().map(l -> Targets.map(JsonReader.parse(l))).toList();
+        assertEquals(4, views.size(), "--count refreshes: " + out);
+        List<List<Object>> shown = views.stream().map(v -> Targets.list(v.get("jvms")).stream().map(j -> Targets.map(j).get("pid")).toList()).toList();
+        assertEquals(List.of(List.of(PID, other), List.of(PID), List.of(PID), List.of(PID)), shown, out.toString());
+        assertEquals(List.of(other), views.get(1).get("gone"), "said once: " + out);
+        assertNull(views.get(2).get("gone"), out.toString());
+        assertEquals("", err.toString());
+    }
+
+    @Test
+    void aTargetGoneBeforeTheFirstRefreshIsSaidOnceAndFails() throws Exception {
+        stat(100, 900, 100, 900);
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        assertEquals(1, watch(List.of(PID), true, 0.1, 50, out, err, n -> { }).run());
+        assertEquals("qv: 4242: no such process\n", err.toString());
+        assertEquals("", out.toString());
     }
 }
