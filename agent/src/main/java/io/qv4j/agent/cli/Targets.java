@@ -68,7 +68,10 @@ final class Targets {
         } catch (IOException | UnsupportedOperationException e) {
             // no uid to compare: the attach below decides
         }
-        if (!isJvm(pid)) throw refusal(pid, proc, "not a JVM (" + command(pid, 60) + ")");
+        if (!isJvm(pid)) {
+            ended = ended(proc); // an exiting JVM's maps and command line are empty
+            throw new Refusal(pid + ": " + (ended != null ? ended : "not a JVM (" + command(pid, 60) + ")"));
+        }
         try {
             return VirtualMachine.attach(Long.toString(pid));
         } catch (AttachNotSupportedException e) {
