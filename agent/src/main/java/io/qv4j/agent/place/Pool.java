@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.ForkJoinPool;
 
 /**
  * One pool the hooks have seen: where it was made, whether it is pinned and why, its slots. Held
@@ -85,7 +86,12 @@ public final class Pool {
         return id;
     }
 
+    /**
+     * Its workers' name without their number, from the first one; the common pool's name before
+     * that: it starts no worker until something uses it, and shows in the report all the same.
+     */
     public String name() {
+        if (name == null && ref.get() instanceof ForkJoinPool fj && fj == ForkJoinPool.commonPool()) return "ForkJoinPool.commonPool";
         return name;
     }
 
