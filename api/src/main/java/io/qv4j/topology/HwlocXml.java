@@ -259,13 +259,19 @@ public final class HwlocXml {
             return cpus;
         }
 
+        /** What carries a bad attribute, for its message: {@code a Package object}, {@code a <cpukind> element}. */
+        private static String where(Element e) {
+            if (!e.getTagName().equals("object")) return "a <" + e.getTagName() + "> element";
+            return e.getAttribute("type").isEmpty() ? "an object without a type" : "a " + e.getAttribute("type") + " object";
+        }
+
         private CpuSet cpuset(Element e, String attr) {
             String v = e.getAttribute(attr);
             if (v.isEmpty()) return null;
             try {
                 return CpuSet.parseMask(v, v.strip().startsWith("0xf...f") ? allPus(e) : null);
             } catch (IllegalArgumentException ex) {
-                throw new TopologyException(source + ": bad " + attr + " '" + v + "' on a " + e.getAttribute("type") + " object: " + ex.getMessage());
+                throw new TopologyException(source + ": bad " + attr + " '" + v + "' on " + where(e) + ": " + ex.getMessage());
             }
         }
 
@@ -294,7 +300,7 @@ public final class HwlocXml {
             try {
                 return Integer.parseInt(v.strip());
             } catch (NumberFormatException ex) {
-                throw new TopologyException(source + ": bad " + attr + " '" + v + "' on a " + e.getAttribute("type") + " object");
+                throw new TopologyException(source + ": bad " + attr + " '" + v + "' on " + where(e));
             }
         }
 
@@ -308,7 +314,7 @@ public final class HwlocXml {
             try {
                 return v.isEmpty() ? 0 : Long.parseLong(v.strip());
             } catch (NumberFormatException ex) {
-                throw new TopologyException(source + ": bad " + attr + " '" + v + "' on a " + e.getAttribute("type") + " object");
+                throw new TopologyException(source + ": bad " + attr + " '" + v + "' on " + where(e));
             }
         }
     }

@@ -177,6 +177,12 @@ class HwlocXmlTest {
         assertMessage(p, p + ": bad cpuset '0xzz' on a Package object");
     }
 
+    @Test
+    void badCpusetOnACpuKindNamesTheElement() throws Exception {
+        Path p = write("k.xml", SMALL.replace("<cpukind cpuset=\"0x0000000c\"/>", "<cpukind cpuset=\"0xZZZZ\"/>"));
+        assertMessage(p, p + ": bad cpuset '0xZZZZ' on a <cpukind> element");
+    }
+
     /** The DTD, external general and parameter entities all point at a local server that counts requests. */
     @Test
     void nothingExternalIsFetched() throws Exception {
