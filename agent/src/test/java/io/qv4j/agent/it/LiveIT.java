@@ -386,6 +386,41 @@ class LiveIT {
     }
 
     /**
+     * {@code status PID --watch 0.2 --count 50} on a JVM that exits (its stdin closed) or is killed
+     * ({@code kill -9}) a second in: the watch ends by itself within about a second, exit 0, its
+     * last JSON line says the process is gone, and no "no such process" line comes per refresh.
+     */
+    @ParameterizedTest
+    @MethodSource("javas")
+    void watchEndsWhenItsJvmExitsOrIsKilled(Path java) throws Exception {
+        for (boolean kill : new boolean[] {false, true}) {
+            try (Busy app = busy(java, "", 1)) {
+                Thread end = new Thread(() -> {
+                    try {
+                        Thread.sleep(1000);
+                        if (kill) app.process().destroyForcibly().waitFor();
+                        else app.close();
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                });
+                end.start();
+                long t0 = System.nanoTime();
+                Jvm.Result r = Jvm.cli(java, List.of(), "status", Long.toString(app.pid()), "--watch", "0.2", "--format", "json", "--count", "50");
+                long took = (System.nanoTime() - t0) / 1_000_000;
+                end.join();
+                assertEquals(0, r.exitCode(), r.toString());
+                assertTrue(took < 6000, (kill ? "killed" : "exited") + ": ended after " + took + " ms, not after 50 refreshes: " + r);
+                List<String> lines = r.stdout().lines().toList();
+                Map<String, Object> last = map(JsonReader.parse(lines.get(lines.size() - 1)));
+                assertEquals(List.of(app.pid()), list(last.get("gone")), r.toString());
+                assertEquals("every process watched is gone", last.get("end"), r.toString());
+                assertFalse(r.stderr().contains("no such process"), r.toString());
+            }
+        }
+    }
+
+    /**
      * On a terminal (a pseudo-terminal from {@code script}) the view is drawn in place (cursor home,
      * not scrolled), {@code q} ends it with exit 0, and the terminal's settings are as before.
      */
