@@ -7,6 +7,7 @@ import io.qv4j.agent.config.Config;
 import io.qv4j.agent.config.OptionException;
 import io.qv4j.agent.config.Options;
 import io.qv4j.agent.config.OptionsParser;
+import io.qv4j.agent.config.PolicyWords;
 import io.qv4j.agent.inst.AnnotationSupport;
 import io.qv4j.agent.inst.Boot;
 import io.qv4j.agent.inst.Dispatcher;
@@ -24,15 +25,11 @@ import io.qv4j.agent.platform.TopologyCache;
 import io.qv4j.agent.platform.TopologyInput;
 import io.qv4j.agent.report.Json;
 import io.qv4j.agent.report.PlacementReport;
-import io.qv4j.api.PlacementSpec;
-import io.qv4j.topology.CpuKind;
 import io.qv4j.topology.Topology;
 
 import java.lang.instrument.Instrumentation;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.CountDownLatch;
 
 /**
@@ -197,7 +194,7 @@ public final class QvAgent {
                 problem = "cannot read the topology" + (o.topology() != null ? " " + o.topology() : "") + " (" + t.getMessage() + ")";
                 Log.info(problem + ": pools run unpinned");
             }
-            String badKind = topo == null ? null : badKind(o.policy(), topo);
+            String badKind = topo == null ? null : PolicyWords.missingKind(o.policy(), topo);
             if (badKind != null) {
                 // the options are read before the topology: an option error, found only now
                 problem = badKind;
@@ -218,26 +215,6 @@ public final class QvAgent {
             nodeNanos = System.nanoTime() - tTopo;
             return new Env(topo, topo == null ? null : node != null ? node.jvm() : topo.allowed(), topo == null ? Binder.NONE : binder, problem, node, o.topology() == null);
         }
-    }
-
-    /**
-     * {@code kind=N} where this machine has no CPU kind of efficiency rank N, as the option error
-     * it is, naming the kinds it has (a PU of no known kind counts as 0); null where it has that
-     * kind or the option is a word ({@code auto}, {@code performance}...).
-     */
-    static String badKind(PlacementSpec policy, Topology t) {
-        int e = policy.efficiency();
-        if (e < 0) return null;
-        List<String> has = new ArrayList<>();
-        for (CpuKind k : t.cpuKinds()) {
-            if (k.efficiency() == e) return null;
-            has.add(k.efficiency() + " (pus " + k.cpus() + ")");
-        }
-        if (has.isEmpty()) {
-            if (e == 0) return null;
-            has.add("0 (pus " + t.online() + ")");
-        }
-        return "bad value kind=" + e + " (this machine has CPU kinds: " + String.join(", ", has) + ")";
     }
 
     static void writeReport(Placer p, String file) {

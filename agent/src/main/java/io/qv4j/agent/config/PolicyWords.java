@@ -3,8 +3,12 @@ package io.qv4j.agent.config;
 import io.qv4j.api.PlacementSpec;
 import io.qv4j.api.Color;
 import io.qv4j.api.Kind;
+import io.qv4j.topology.CpuKind;
 import io.qv4j.topology.HwType;
+import io.qv4j.topology.Topology;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 
 /**
@@ -113,5 +117,25 @@ public final class PolicyWords {
         StringBuilder sb = new StringBuilder();
         for (HwType t : HwType.values()) sb.append(sb.length() == 0 ? "" : ", ").append(t.shortName());
         return sb.toString();
+    }
+
+    /**
+     * {@code kind=N} where this machine has no CPU kind of efficiency rank N, as the option error
+     * it is, naming the kinds it has (a PU of no known kind counts as 0); null where it has that
+     * kind or the option is a word ({@code auto}, {@code performance}...).
+     */
+    public static String missingKind(PlacementSpec policy, Topology t) {
+        int e = policy.efficiency();
+        if (e < 0) return null;
+        List<String> has = new ArrayList<>();
+        for (CpuKind k : t.cpuKinds()) {
+            if (k.efficiency() == e) return null;
+            has.add(k.efficiency() + " (pus " + k.cpus() + ")");
+        }
+        if (has.isEmpty()) {
+            if (e == 0) return null;
+            has.add("0 (pus " + t.online() + ")");
+        }
+        return "bad value kind=" + e + " (this machine has CPU kinds: " + String.join(", ", has) + ")";
     }
 }

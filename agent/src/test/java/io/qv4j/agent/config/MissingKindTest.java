@@ -1,7 +1,6 @@
-package io.qv4j.agent;
+package io.qv4j.agent.config;
 
 import io.qv4j.agent.cli.TopologyFixtureTest;
-import io.qv4j.agent.config.OptionsParser;
 import io.qv4j.agent.platform.TopologyInput;
 import io.qv4j.topology.Topology;
 import org.junit.jupiter.api.Test;
@@ -13,10 +12,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
 /** {@code kind=N} checked against the machine once its topology is known: the option error, with the kinds it has. */
-class QvAgentTest {
+class MissingKindTest {
 
     static String badKind(String options, Topology t) throws Exception {
-        return QvAgent.badKind(OptionsParser.parse(options, new Properties(), Map.of()).policy(), t);
+        return PolicyWords.missingKind(OptionsParser.parse(options, new Properties(), Map.of()).policy(), t);
     }
 
     @Test
