@@ -9,7 +9,10 @@ import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
@@ -20,10 +23,18 @@ import java.util.Map;
  * Reads small text files, treating "missing" as an answer (sysfs varies by kernel) and any other
  * I/O error as a {@link TopologyException} naming the file. Symbolic links are resolved against
  * this root, never outside it: dumps hold links that are relative or absolute to the original root.
+ * Only regular files are opened (a FIFO would block the open, {@code /dev/zero} never ends), and
+ * only up to {@link #MAX_FILE} bytes: anything else is a {@link TopologyException} naming the file.
  */
 final class FsRoot {
 
     private static final int MAX_LINKS = 40;
+    /**
+     * The most bytes a file may hold. Sysfs attributes hold at most a page, but procfs's
+     * {@code mounts} grows with the mounts (a container host has thousands, ~100 bytes each);
+     * 1 MiB keeps every real file and bounds the memory and time a dump can make a read take.
+     */
+    static final int MAX_FILE = 1 << 20;
 
     private final Path root;
     private final Map<Path, Path> resolved = new HashMap<>();
@@ -46,8 +57,9 @@ final class FsRoot {
      * in more than the kernel's newline, even a NUL); null when it (or its directory) does not exist.
      */
     String read(Path file) {
-        int n = readBytes(file, Integer.MAX_VALUE);
+        int n = readBytes(file, MAX_FILE + 1);
         if (n < 0) return null;
+        if (n > MAX_FILE) throw new TopologyException(file + ": larger than " + MAX_FILE + " bytes");
         int from = 0, to = n;
         while (from < to && (buf[from] & 0xff) <= ' ') from++;
         while (to > from && (buf[to - 1] & 0xff) <= ' ') to--;
@@ -68,7 +80,9 @@ final class FsRoot {
      * start-up must fault in. java.io rather than Files: in a fresh JVM it is about ten times faster.
      */
     private int readBytes(Path file, int max) {
-        try (FileInputStream in = new FileInputStream(file.toString())) {
+        Path real = regularFile(file);
+        if (real == null) return -1;
+        try (FileInputStream in = new FileInputStream(real.toString())) {
             int n = 0;
             while (n < max) {
                 if (n == buf.length) buf = Arrays.copyOf(buf, (int) Math.min((long) buf.length * 2, max)); // n < max here
@@ -78,22 +92,71 @@ final class FsRoot {
             }
             return n;
         } catch (FileNotFoundException e) {
-            if (!new File(file.toString()).exists()) return -1; // also when a parent is missing or a file
+            if (!new File(real.toString()).exists()) return -1; // removed since
             throw new TopologyException(file + ": cannot read: " + e.getMessage(), e);
         } catch (IOException e) {
             throw new TopologyException(file + ": cannot read: " + e.getMessage(), e);
         }
     }
 
+    /**
+     * The regular file {@code file} names, links resolved within this root (one lstat when there
+     * is none); null when missing, or when a link leads outside the root, loops or is missing.
+     * Anything but a regular file (directory, FIFO, device, socket) is a {@link TopologyException}:
+     * live sysfs and procfs never hold one where a file is read, so a dump that does is damaged.
+     */
+    private Path regularFile(Path file) {
+        Path p = file.toAbsolutePath().normalize();
+        for (int links = 0; links <= MAX_LINKS; links++) {
+            Path parent = p.getParent() == null ? null : resolve(p.getParent(), 0);
+            if (parent == null) return null;
+            Path here = parent.resolve(p.getFileName());
+            BasicFileAttributes a;
+            try {
+                a = Files.readAttributes(here, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+                if (a.isRegularFile()) return here;
+                if (!a.isSymbolicLink()) throw new TopologyException(file + ": not a regular file" + (a.isDirectory() ? " but a directory" : ""));
+                Path target = Files.readSymbolicLink(here);
+                p = (target.isAbsolute() ? path(target.toString()) : parent.resolve(target)).normalize();
+            } catch (NoSuchFileException e) {
+                return null;
+            } catch (IOException e) {
+                if (!new File(here.toString()).exists()) return null; // also when a parent is a file
+                throw new TopologyException(file + ": cannot read: " + e.getMessage(), e);
+            }
+        }
+        return null;
+    }
+
     /** A decimal integer file; {@code absent} when the file is missing. */
     int readInt(Path file, int absent) {
         String s = read(file);
         if (s == null) return absent;
-        try {
-            return Integer.parseInt(s);
-        } catch (NumberFormatException e) {
-            throw new TopologyException(file + ": not a number: '" + s + "'");
+        long n = decimal(s, 0, s.length());
+        if (n < Integer.MIN_VALUE || n > Integer.MAX_VALUE) throw new TopologyException(file + ": not a number: '" + shown(s) + "'");
+        return (int) n;
+    }
+
+    /**
+     * {@code s[from, to)} as an optional minus and 1 to 18 ASCII digits (Long.parseLong would also
+     * take other scripts' digits and a plus); {@link Long#MIN_VALUE} when it is not one.
+     */
+    static long decimal(String s, int from, int to) {
+        boolean minus = from < to && s.charAt(from) == '-';
+        if (minus) from++;
+        if (from == to || to - from > 18) return Long.MIN_VALUE;
+        long n = 0;
+        for (int i = from; i < to; i++) {
+            char c = s.charAt(i);
+            if (c < '0' || c > '9') return Long.MIN_VALUE;
+            n = n * 10 + (c - '0');
         }
+        return minus ? -n : n;
+    }
+
+    /** {@code s} cut for a message: a file may hold up to {@link #MAX_FILE} bytes. */
+    static String shown(String s) {
+        return s.length() <= 40 ? s : s.substring(0, 40) + "... (" + s.length() + " characters)";
     }
 
     /** A cpulist file ({@code 0-3,8}); null when missing. */
@@ -122,9 +185,11 @@ final class FsRoot {
         }
     }
 
-    /** The names in a directory, unsorted; empty when it does not exist. */
+    /** The names in a directory, unsorted; empty when it does not exist (links resolved within this root, as for files). */
     List<String> list(Path dir) {
-        File d = new File(dir.toString());
+        Path real = resolve(dir);
+        if (real == null) return List.of();
+        File d = new File(real.toString());
         String[] names = d.list();
         if (names == null) {
             if (d.isDirectory()) throw new TopologyException(dir + ": cannot list");
@@ -134,7 +199,8 @@ final class FsRoot {
     }
 
     boolean isDirectory(Path dir) {
-        return new File(dir.toString()).isDirectory();
+        Path real = resolve(dir);
+        return real != null && new File(real.toString()).isDirectory();
     }
 
     /**

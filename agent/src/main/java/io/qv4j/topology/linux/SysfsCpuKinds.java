@@ -2,6 +2,7 @@ package io.qv4j.topology.linux;
 
 import io.qv4j.topology.CpuSet;
 import io.qv4j.topology.TopologyBuilder;
+import io.qv4j.topology.TopologyException;
 
 import java.nio.file.Path;
 import java.util.BitSet;
@@ -64,13 +65,18 @@ final class SysfsCpuKinds {
         coreType(builder, "sys/devices/cpu_lowpower/cpus", "IntelLowPower");
     }
 
-    /** The number a file starts with, as hwloc reads these (strtoul); 0 when missing or not a number. */
+    /**
+     * The number a file starts with, as hwloc reads these (strtoul); 0 when missing or not a
+     * number. Over 9 digits (10^9 kHz, or 10^6 times the kernel's capacity scale) is the file's
+     * error, not its first 9 digits: those would rank as another kind.
+     */
     private int leadingNumber(Path file) {
         String s = fs.read(file);
         if (s == null) return 0;
-        int v = 0;
-        for (int i = 0; i < s.length() && i < 9 && Character.isDigit(s.charAt(i)); i++) v = v * 10 + (s.charAt(i) - '0');
-        return v;
+        int digits = 0;
+        while (digits < s.length() && s.charAt(digits) >= '0' && s.charAt(digits) <= '9') digits++;
+        if (digits > 9) throw new TopologyException(file + ": number too large: '" + FsRoot.shown(s) + "'");
+        return digits == 0 ? 0 : (int) FsRoot.decimal(s, 0, digits);
     }
 
     private static void putPositive(Map<Integer, Integer> m, int pu, int value) {

@@ -3,6 +3,7 @@ package io.qv4j.agent.it;
 import io.qv4j.agent.report.JsonReader;
 import io.qv4j.topology.CpuSet;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -67,6 +68,18 @@ class TopologyCliIT {
         for (String pu : Files.readString(Path.of("/sys/devices/system/cpu/online")).strip().split(",")) {
             if (!pu.contains("-")) assertTrue(r.stdout().contains("PU " + pu), r.stdout());
         }
+    }
+
+    @Test
+    void aFifoInADumpIsOneLineAndExitCodeTwo(@TempDir Path dump) throws Exception {
+        Path cpu = dump.resolve("sys/devices/system/cpu");
+        Files.createDirectories(cpu.resolve("cpu0/topology"));
+        Files.writeString(cpu.resolve("online"), "0");
+        Path fifo = cpu.resolve("cpu0/cpu_capacity");
+        assertEquals(0, new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor());
+        Jvm.Result r = Jvm.cli(Jvm.javas().get(0), List.of(), "topology", "--fsroot", dump.toString()); // today's jar hung here
+        assertEquals(2, r.exitCode(), r.stderr());
+        assertEquals("qv: " + fifo + ": not a regular file", r.stderr().strip());
     }
 
     @Test
