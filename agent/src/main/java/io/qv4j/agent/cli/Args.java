@@ -1,5 +1,7 @@
 package io.qv4j.agent.cli;
 
+import io.qv4j.agent.config.PolicyWords;
+
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -96,12 +98,8 @@ final class Args {
     int positiveInt(String name) {
         String v = get(name);
         if (v == null) throw new UsageException(command + ": " + name + " is required");
-        try {
-            int n = Integer.parseInt(v.strip());
-            if (n <= 0) throw new NumberFormatException();
-            return n;
-        } catch (NumberFormatException e) {
-            throw new UsageException(command + ": " + name + " '" + v + "' is not a positive integer");
-        }
+        int n = PolicyWords.digits(v.strip());
+        if (n <= 0) throw new UsageException(command + ": " + name + " '" + v + "' is not a positive integer");
+        return n;
     }
 }

@@ -183,7 +183,7 @@ public final class OptionsParser {
         try {
             if (colon > 0) {
                 HwType t = PolicyWords.splitAt(w.substring(0, colon));
-                int n = Integer.parseInt(w.substring(colon + 1));
+                int n = PolicyWords.digits(w.substring(colon + 1));
                 if (n >= 0) return t.shortName() + ":" + n;
             }
         } catch (IllegalArgumentException e) {
@@ -199,11 +199,7 @@ public final class OptionsParser {
         if (m.containsKey("local-rank")) {
             String v = m.get("local-rank");
             int slash = v.indexOf('/');
-            try {
-                localRank = new int[] {Integer.parseInt(v.substring(0, slash).strip()), Integer.parseInt(v.substring(slash + 1).strip())};
-            } catch (RuntimeException e) {
-                localRank = null;
-            }
+            localRank = slash < 0 ? null : new int[] {PolicyWords.digits(v.substring(0, slash).strip()), PolicyWords.digits(v.substring(slash + 1).strip())};
             if (localRank == null || localRank[1] < 1 || localRank[0] < 0 || localRank[0] >= localRank[1]) {
                 throw bad("local-rank", v, "N/M with 0 <= N < M, e.g. 1/4");
             }

@@ -86,13 +86,23 @@ public final class PolicyWords {
 
     /** A number from {@code min} to {@code max}; else {@code allowed} is the message. */
     private static int number(String v, int min, int max, String allowed) {
-        int n;
-        try {
-            n = Integer.parseInt(v.strip());
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(allowed);
-        }
+        int n = digits(v.strip());
         if (n < min || n > max) throw new IllegalArgumentException(allowed);
+        return n;
+    }
+
+    /**
+     * {@code v} as 1 to 9 ASCII digits; -1 when it is not (Integer.parseInt would also take a sign
+     * and other scripts' digits, {@code ٣} as 3). The one number reader of options, rules and the CLI.
+     */
+    public static int digits(String v) {
+        if (v.isEmpty() || v.length() > 9) return -1;
+        int n = 0;
+        for (int i = 0; i < v.length(); i++) {
+            char c = v.charAt(i);
+            if (c < '0' || c > '9') return -1;
+            n = n * 10 + (c - '0');
+        }
         return n;
     }
 

@@ -135,11 +135,7 @@ public final class Rules {
                     if (!(weight > 0) || Double.isInfinite(weight)) throw bad(where, key, v, "a positive number, the rule's share of the JVM's PUs");
                 }
                 case "tasks" -> {
-                    try {
-                        tasks = Integer.parseInt(v);
-                    } catch (NumberFormatException x) {
-                        tasks = -1;
-                    }
+                    tasks = PolicyWords.digits(v);
                     if (tasks < 1 || tasks > 4096) throw bad(where, key, v, "1 to 4096, the number of threads in a group of plain threads the rule names");
                 }
                 default -> throw new IllegalStateException(key);

@@ -48,6 +48,14 @@ class ConfigFileTest {
     }
 
     @Test
+    void aRulesNumbersAreAsciiDigitsOnly() throws Exception {
+        for (String v : new String[] {"tasks=\u0663", "tasks=+3", "split=\u0663", "kind=\u0661", "color=\u0662"}) {
+            assertThrows(OptionException.class, () -> ConfigFile.parse("f", "rule.a.match.thread=io-*\nrule.a." + v + "\n"), v);
+        }
+        assertEquals("a", ConfigFile.parse("f", "rule.a.match.thread=io-*\nrule.a.tasks=3\n").rules().match("io-1", "x", null, false).name());
+    }
+
+    @Test
     void theFirstMatchingRuleWinsInFileOrder() throws Exception {
         Rules rules = ConfigFile.parse("f", "rule.a.match.thread=io-*\nrule.a.split=2\nrule.b.match.thread=io-1*\nrule.b.split=3\n").rules();
         assertEquals("a", rules.match("io-12", "x", null, false).name());

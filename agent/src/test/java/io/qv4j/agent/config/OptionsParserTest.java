@@ -90,6 +90,18 @@ class OptionsParserTest {
     }
 
     @Test
+    void numbersAreAsciiDigitsOnly() throws Exception {
+        String three = "\u0663", zero = "\u0660", one = "\u0661", four = "\u0664"; // ARABIC-INDIC DIGITs
+        for (String v : new String[] {"kind=" + three, "split=" + three, "color=" + three, "split=+3", "kind=+1", "color=1_0",
+            "local-rank=" + one + "/" + four, "local-rank=1/+4", "carriers=numa:" + zero, "carriers=numa:+0", "split=99999999999"}) {
+            assertThrows(OptionException.class, () -> parse(v), v);
+        }
+        assertEquals("split=3 color=spread kind=3", parse("split= 3 ,kind=3").policy().toString());
+        assertEquals("numa:0", parse("carriers=numa:0").carriers());
+        assertEquals(3, parse("local-rank=3/4").node().localRank()[0]);
+    }
+
+    @Test
     void nodeOptions() throws Exception {
         NodeOptions d = parse("").node();
         assertEquals(NodeOptions.Claims.NODE, d.claims());
