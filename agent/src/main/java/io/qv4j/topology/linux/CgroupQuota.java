@@ -72,24 +72,21 @@ public final class CgroupQuota {
         if (!f.hasMoreTokens()) return null;
         String first = f.nextToken();
         if (first.equals("max")) return null;
-        try {
-            long quota = Long.parseLong(first);
-            long period = f.hasMoreTokens() ? Long.parseLong(f.nextToken()) : 100000;
-            return quota > 0 && period > 0 ? (double) quota / period : null;
-        } catch (NumberFormatException e) {
-            return null;
-        }
+        long quota = decimal(first);
+        long period = f.hasMoreTokens() ? decimal(f.nextToken()) : 100000;
+        return quota > 0 && period > 0 ? (double) quota / period : null;
     }
 
     /** {@code cpu.cfs_quota_us} -1 → null; else quota / period. */
     static Double parseV1(String quota, String period) {
         if (quota == null) return null;
-        try {
-            long q = Long.parseLong(quota.strip());
-            long p = period == null ? 100000 : Long.parseLong(period.strip());
-            return q > 0 && p > 0 ? (double) q / p : null;
-        } catch (NumberFormatException e) {
-            return null;
-        }
+        long q = decimal(quota.strip());
+        long p = period == null ? 100000 : decimal(period.strip());
+        return q > 0 && p > 0 ? (double) q / p : null;
+    }
+
+    /** A whole decimal number of ASCII digits; {@link Long#MIN_VALUE} (not positive: no quota) when it is not one. */
+    private static long decimal(String s) {
+        return FsRoot.decimal(s, 0, s.length());
     }
 }

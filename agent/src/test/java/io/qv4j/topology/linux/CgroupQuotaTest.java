@@ -29,6 +29,9 @@ class CgroupQuotaTest {
         assertNull(CgroupQuota.parseV2("max 100000"));
         assertNull(CgroupQuota.parseV1("-1", "100000"));
         assertEquals(1.5, CgroupQuota.parseV1("150000", "100000"));
+        assertNull(CgroupQuota.parseV2("+200000 100000")); // ASCII digits only, as every sysfs number
+        assertNull(CgroupQuota.parseV1("150000", "1e5"));
+        assertNull(CgroupQuota.parseV1("99999999999999999999", "100000"));
     }
 
     @Test
