@@ -37,12 +37,18 @@ final class FsRoot {
     static final int MAX_FILE = 1 << 20;
 
     private final Path root;
+    /**
+     * Root {@code /}: every link leads inside it and the kernel's sysfs holds no planted ones, so
+     * the kernel may follow them, with java.io (faster in a fresh JVM: the agent's start-up).
+     */
+    private final boolean live;
     private final Map<Path, Path> resolved = new HashMap<>();
     /** The last file read (not thread-safe: a reader is used by one thread). */
     private byte[] buf = new byte[4096];
 
     FsRoot(Path root) {
         this.root = root.toAbsolutePath().normalize();
+        this.live = this.root.getNameCount() == 0;
     }
 
     /** {@code rel} under this root, e.g. {@code sys/devices/system/cpu}; an absolute path is taken as root-relative. */
@@ -106,14 +112,19 @@ final class FsRoot {
      * live sysfs and procfs never hold one where a file is read, so a dump that does is damaged.
      */
     private Path regularFile(Path file) {
+        if (live) {
+            File f = new File(file.toString());
+            if (f.isFile()) return file;
+            if (!f.exists()) return null;
+            throw new TopologyException(file + ": not a regular file" + (f.isDirectory() ? " but a directory" : ""));
+        }
         Path p = file.toAbsolutePath().normalize();
         for (int links = 0; links <= MAX_LINKS; links++) {
             Path parent = p.getParent() == null ? null : resolve(p.getParent(), 0);
             if (parent == null) return null;
             Path here = parent.resolve(p.getFileName());
-            BasicFileAttributes a;
             try {
-                a = Files.readAttributes(here, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+                BasicFileAttributes a = Files.readAttributes(here, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
                 if (a.isRegularFile()) return here;
                 if (!a.isSymbolicLink()) throw new TopologyException(file + ": not a regular file" + (a.isDirectory() ? " but a directory" : ""));
                 Path target = Files.readSymbolicLink(here);
@@ -187,7 +198,7 @@ final class FsRoot {
 
     /** The names in a directory, unsorted; empty when it does not exist (links resolved within this root, as for files). */
     List<String> list(Path dir) {
-        Path real = resolve(dir);
+        Path real = live ? dir : resolve(dir);
         if (real == null) return List.of();
         File d = new File(real.toString());
         String[] names = d.list();
@@ -199,7 +210,7 @@ final class FsRoot {
     }
 
     boolean isDirectory(Path dir) {
-        Path real = resolve(dir);
+        Path real = live ? dir : resolve(dir);
         return real != null && new File(real.toString()).isDirectory();
     }
 
