@@ -47,11 +47,15 @@ public final class Neighbours implements Runnable {
     /** Quiet periods a released pool needs before it is pinned again, doubled by each release up to {@link #MAX_QUIET_PERIODS}. */
     static final int QUIET_PERIODS = 2;
     static final int MAX_QUIET_PERIODS = 128;
-    /** A move waits {@link #CONFIRM_MIN_MILLIS} (five ticks, enough to see a worker that just arrived) and up to this much more, at random, before it looks again at its target. */
-    static final long CONFIRM_MILLIS = 150;
+    /**
+     * A move waits {@link #CONFIRM_MIN_MILLIS} and up to {@link #CONFIRM_MILLIS} more, at random,
+     * then looks again at its target: taken when others ran there {@link #TAKEN_MILLIS} since the
+     * period's reading (two ticks: another JVM's worker that moved there first). Two JVMs that
+     * decide at the same instant thus move at different ones, and the later one sees the earlier.
+     */
     static final long CONFIRM_MIN_MILLIS = 50;
-    /** A target others (another JVM's worker that just moved) keep this busy since the period's reading is taken. */
-    static final double TAKEN = 0.5;
+    static final long CONFIRM_MILLIS = 250;
+    static final long TAKEN_MILLIS = 20;
 
     /** Where the readings come from: the live machine's {@link LoadMeter}, or a test's. */
     interface Readings {
@@ -148,7 +152,8 @@ public final class Neighbours implements Runnable {
                     // that ends sooner), the first look as soon again
                     Thread.sleep(Math.min(FIRST_LOOK_MILLIS, periodMillis));
                     period();
-                    Thread.sleep(Math.min(FIRST_LOOK_MILLIS, periodMillis));
+                    // from 2/3 to 2 times as long, at random: JVMs started together look at different moments
+                    Thread.sleep(Math.min(FIRST_LOOK_MILLIS * 2 / 3 + random(FIRST_LOOK_MILLIS * 4 / 3 + 1), periodMillis));
                 } else {
                     Thread.sleep(Math.round(periodMillis * (0.8 + 0.4 * random(1000) / 1000.0)));
                 }
@@ -307,7 +312,7 @@ public final class Neighbours implements Runnable {
     private boolean confirm(CpuSet target) throws InterruptedException {
         Thread.sleep(CONFIRM_MIN_MILLIS + random(CONFIRM_MILLIS + 1));
         PuLoad recent = readings.since();
-        return recent == null || recent.mean(target) < TAKEN;
+        return recent == null || recent.mean(target) * recent.millis() < TAKEN_MILLIS;
     }
 
     /** {@code thread "app-1" waited 48 % of the last 510 ms for pu 0 (others keep it 97 % busy)}. */

@@ -143,7 +143,7 @@ class BusyNeighboursIT {
 
     /**
      * Planned off the neighbour's PU from the load seen since the agent started; where that window
-     * (a few tens of milliseconds for an app this small) misjudged, the watcher's first look, 300 ms
+     * (a few tens of milliseconds for an app this small) misjudged, the watcher's first look, 250-450 ms
      * after the worker is pinned, moves it: so within {@link #FIRST_LOOK_MILLIS}, and it stays.
      */
     @Test
@@ -201,8 +201,10 @@ class BusyNeighboursIT {
                         "still on pu " + pu + " " + WITHIN_MILLIS + " ms after a neighbour came: " + now + " " + s.stderr());
                 boolean moved = !now.contains(pu);
                 if (moved) {
-                    assertTrue(s.stderr().contains("qv: neighbours: pool spin thread \"spin-1\" waited ") && s.stderr().contains(" for pus " + pu + " (others keep them "),
-                            s.stderr());
+                    // the line follows the bind: it may come a moment after the mask changed
+                    String said = "qv: neighbours: pool spin thread \"spin-1\" waited ";
+                    for (int i = 0; i < 20 && !s.stderr().contains(said); i++) Thread.sleep(50);
+                    assertTrue(s.stderr().contains(said) && s.stderr().contains(" for pus " + pu + " (others keep them "), s.stderr());
                 }
                 s.stop();
                 Path tool = java.resolveSibling("jfr");
