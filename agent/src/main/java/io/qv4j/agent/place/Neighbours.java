@@ -54,7 +54,7 @@ public final class Neighbours implements Runnable {
      * decide at the same instant thus move at different ones, and the later one sees the earlier.
      */
     static final long CONFIRM_MIN_MILLIS = 50;
-    static final long CONFIRM_MILLIS = 250;
+    static final long CONFIRM_MILLIS = 150;
     static final long TAKEN_MILLIS = 20;
 
     /** Where the readings come from: the live machine's {@link LoadMeter}, or a test's. */
