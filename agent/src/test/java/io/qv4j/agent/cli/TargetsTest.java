@@ -40,12 +40,13 @@ class TargetsTest {
 
     @Test
     void attachingToAZombieSaysSoNotNotAJvm() throws Exception {
-        // a child that exited under a parent that never waits for it (this JVM's reaper would)
-        Process p = new ProcessBuilder("sh", "-c", "sleep 0 & echo $!; exec sleep 60").start();
+        // a child that exits after its shell became a sleep that never waits for it (this JVM's
+        // reaper would); exiting at once, the shell itself could still reap it before its exec
+        Process p = new ProcessBuilder("sh", "-c", "sleep 0.3 & echo $!; exec sleep 60").start();
         try {
             long pid = Long.parseLong(new java.io.BufferedReader(new java.io.InputStreamReader(p.getInputStream())).readLine().strip());
             Path stat = Path.of("/proc", Long.toString(pid), "stat");
-            for (int i = 0; i < 200 && !Files.readString(stat).contains(") Z "); i++) Thread.sleep(10);
+            for (int i = 0; i < 300 && !Files.readString(stat).contains(") Z "); i++) Thread.sleep(10);
             Targets.Refusal r = org.junit.jupiter.api.Assertions.assertThrows(Targets.Refusal.class, () -> Targets.attach(pid));
             assertEquals(pid + ": the process is a zombie (exited, not yet reaped by its parent " + p.pid() + ")", r.getMessage());
         } finally {
