@@ -1,5 +1,8 @@
 package io.qv4j.agent.load;
 
+import io.qv4j.agent.config.PolicyWords;
+import io.qv4j.agent.log.Log;
+
 import java.io.File;
 import java.util.HashMap;
 import java.util.Map;
@@ -67,7 +70,7 @@ public final class LoadMeter {
     public static LoadMeter started() {
         LoadMeter m = new LoadMeter();
         if (!m.works()) {
-            io.qv4j.agent.log.Log.debug("neighbours: /proc/stat or the threads' schedstat cannot be read here: plans do not see other processes' load");
+            Log.debug("neighbours: /proc/stat or the threads' schedstat cannot be read here: plans do not see other processes' load");
             return null;
         }
         m.start();
@@ -104,7 +107,7 @@ public final class LoadMeter {
         String[] tids = new File(proc + "/self/task").list();
         if (tids != null) {
             for (int i = 0; i < tids.length && i < MAX_THREADS; i++) {
-                long tid = parse(tids[i]);
+                long tid = PolicyWords.digits(tids[i]);
                 long[] t = tid > 0 ? thread(tid) : null;
                 if (t != null) threads.put(tid, t);
             }
@@ -182,16 +185,5 @@ public final class LoadMeter {
         }
         if (utime < 0 || stime < 0 || cpu < 0) return null;
         return new long[] {utime + stime, cpu, -1, -1};
-    }
-
-    private static long parse(String s) {
-        long v = 0;
-        if (s.isEmpty() || s.length() > 18) return -1;
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            if (c < '0' || c > '9') return -1;
-            v = v * 10 + (c - '0');
-        }
-        return v;
     }
 }

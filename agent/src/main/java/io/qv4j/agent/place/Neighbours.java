@@ -209,7 +209,11 @@ public final class Neighbours implements Runnable {
         }
         strikes.keySet().retainAll(contendedPools.keySet());
         for (Pool p : released) {
-            if (!placer.planner().fitsIdle(p, e, load)) {
+            boolean fits;
+            synchronized (placer.registry().lock) {
+                fits = placer.planner().fitsIdle(p, e, load);
+            }
+            if (!fits) {
                 quiet.remove(p);
             } else if (quiet.merge(p, 1, Integer::sum) >= Math.min(MAX_QUIET_PERIODS, QUIET_PERIODS << Math.min(p.releases, 6))) {
                 quiet.remove(p);
@@ -241,21 +245,17 @@ public final class Neighbours implements Runnable {
     }
 
     /**
-     * An idle piece of {@code w}'s pool's split, as large as its own, that no pinned worker of this
-     * JVM and no other JVM holds and that was not left because of others lately: the nearest in the
+     * An idle piece of {@code w}'s pool's split, as large as its own, that no pinned pool of this
+     * JVM (its own included) and no other JVM holds and that was not left because of others lately: the nearest in the
      * machine's tree, then the least loaded; null when there is none.
      */
     private CpuSet target(Worker w, Env e, PuLoad load) {
         Pool p = w.pool;
         CpuSet scope = PoolPlanner.scopeOf(p, e);
         List<CpuSet> cut = placer.planner().cut(p, e, scope);
-        CpuSet taken = e.node() == null || e.node().claims() == null ? CpuSet.empty() : e.node().claims().others(scope);
+        CpuSet taken;
         synchronized (placer.registry().lock) {
-            for (Worker o : placer.registry().liveWorkers().values()) {
-                if (!o.exited && o.cpuset != null && o.pool.pinned && o.pool.slots != null && !o.pool.released) {
-                    if (o.slot >= 0) taken = taken.or(o.cpuset);
-                }
-            }
+            taken = PoolPlanner.othersClaim(e, scope).or(placer.planner().held(null));
         }
         List<CpuSet> free = new ArrayList<>();
         for (CpuSet c : cut) {

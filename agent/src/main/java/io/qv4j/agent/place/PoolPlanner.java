@@ -78,15 +78,12 @@ final class PoolPlanner {
             return;
         }
         Claims node = e.node() == null ? null : e.node().claims();
-        CpuSet others = node == null ? CpuSet.empty() : node.others(scope);
+        CpuSet others = othersClaim(e, scope);
         PuLoad load = e.node() == null || e.node().load() == null ? null : e.node().load().recent();
         CpuSet busy = load == null ? CpuSet.empty() : load.busy(scope);
         if (load != null && Log.isVerbose()) Log.debug("pool " + p.name + ": others' load over the last " + load.millis() + " ms: " + load.describe(scope));
         for (int attempt = 0; ; attempt++) {
-            CpuSet claimed = others;
-            for (Pool o : registry.pools()) {
-                if (o != p && o.pinned && o.slots != null && o.alive()) claimed = claimed.or(o.scope);
-            }
+            CpuSet claimed = others.or(held(p));
             EnginePlanner.Plan plan = choose(p, e, scope, claimed, busy);
             if (plan == null) return;
             if (load != null && policyOf(p, options).ordinal() < 0 && e.topology().cpuKinds().size() < 2) plan = LoadOrder.turn(plan, load, e.node().load().currentPu(), offset);
@@ -125,19 +122,29 @@ final class PoolPlanner {
         }
     }
 
-    /** Whether the pool would be pinned on PUs of its scope that nobody holds and others leave idle. */
+    /** Whether the pool would be pinned on PUs of its scope that nobody holds and others leave idle. Under the registry's lock. */
     boolean fitsIdle(Pool p, Env e, PuLoad load) {
         CpuSet scope = scopeOf(p, e);
-        CpuSet free = scope.andNot(load.busy(scope));
-        if (e.node() != null && e.node().claims() != null) free = free.andNot(e.node().claims().others(scope));
-        synchronized (registry.lock) {
-            for (Pool o : registry.pools()) if (o != p && o.pinned && o.slots != null && o.alive()) free = free.andNot(o.scope);
-        }
+        CpuSet free = scope.andNot(load.busy(scope)).andNot(othersClaim(e, scope)).andNot(held(p));
         try {
             return !free.isEmpty() && engine.plan(e.topology(), free, policyOf(p, options), p.tasks).pieces() >= p.tasks;
         } catch (RuntimeException ex) {
             return false;
         }
+    }
+
+    /** The PUs this JVM's pinned pools hold, but {@code except}'s (null: all of them). Under the registry's lock. */
+    CpuSet held(Pool except) {
+        CpuSet held = CpuSet.empty();
+        for (Pool o : registry.pools()) {
+            if (o != except && o.pinned && o.slots != null && o.alive()) held = held.or(o.scope);
+        }
+        return held;
+    }
+
+    /** The PUs of {@code scope} other JVMs (and OpenHFT lock holders) claim; empty without claims. */
+    static CpuSet othersClaim(Env e, CpuSet scope) {
+        return e.node() == null || e.node().claims() == null ? CpuSet.empty() : e.node().claims().others(scope);
     }
 
     /** What the pool splits: the JVM scope, or its creator's piece of it (nested scopes, DESIGN.md §7). */

@@ -111,10 +111,16 @@ class LoadMeterTest {
         stat(new long[] {0, 0, 0});
         thread(7, "main", 0, 0, 0, 0, 0);
         assertTrue(m.works());
-        m.start();
-        PuLoad l = m.recent();
-        assertEquals(0, l.of(0));
-        assertTrue(l.millis() < LoadMeter.MIN_WINDOW_NANOS / 1_000_000, "just after the first reading, the window is short");
+        LoadMeter.Sample now = m.sample(null);
+        long second = 1_000_000_000L;
+        m.offer(new LoadMeter.Sample(now.nanos() - second, now.busy(), now.all(), now.threads()));
+        m.offer(new LoadMeter.Sample(now.nanos() - second / 20, now.busy(), now.all(), now.threads()));
+        // the newest reading is 50 ms old, under the minimum: the view reaches back to the one a second old
+        long millis = m.recent().millis();
+        assertTrue(millis >= 1000 && millis < 2000, "window " + millis + " ms");
+        // a reading offered sooner than the minimum after the newest is not kept: it would only shorten views
+        m.offer(new LoadMeter.Sample(System.nanoTime(), now.busy(), now.all(), now.threads()));
+        assertTrue(m.recent().millis() >= 1000, "still reaching back");
     }
 
     @Test
