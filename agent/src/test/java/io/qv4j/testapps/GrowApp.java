@@ -13,7 +13,9 @@ import java.util.concurrent.Executors;
  * A long-running application driven step by step through its standard input, for tests that
  * change the process from outside between steps. Prints {@code ready PID}; then each line
  * {@code pool N} makes a new fixed pool of {@code N} workers (kept alive until the end), each
- * printing {@code thread NAME tid=TID cpus=LIST} from its first task, followed by {@code done}.
+ * printing {@code thread NAME tid=TID cpus=LIST} from its first task, followed by {@code done};
+ * {@code count} gives every worker of every pool one task, which prints {@code count NAME tid=TID
+ * n=N cpus=LIST} (N: its {@code availableProcessors()}), then {@code count main n=N} and {@code done}.
  * Ends at end of input.
  */
 public final class GrowApp {
@@ -22,9 +24,22 @@ public final class GrowApp {
         System.out.println("ready " + ProcessHandle.current().pid());
         System.out.flush();
         List<ExecutorService> pools = new ArrayList<>();
+        List<Integer> sizes = new ArrayList<>();
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         for (String line; (line = in.readLine()) != null; ) {
             String[] w = line.strip().split(" ");
+            if (w.length == 1 && w[0].equals("count")) {
+                for (int i = 0; i < pools.size(); i++) {
+                    for (String l : onEach(pools.get(i), sizes.get(i), () -> "count " + Thread.currentThread().getName() + " tid=" + PoolApp.tid()
+                            + " n=" + Runtime.getRuntime().availableProcessors() + " cpus=" + PoolApp.cpus("/proc/thread-self/status"))) {
+                        System.out.println(l);
+                    }
+                }
+                System.out.println("count main n=" + Runtime.getRuntime().availableProcessors());
+                System.out.println("done");
+                System.out.flush();
+                continue;
+            }
             if (w.length != 2 || !w[0].equals("pool")) continue;
             int n = Integer.parseInt(w[1]);
             int k = pools.size() + 1;
@@ -37,29 +52,37 @@ public final class GrowApp {
                 }
             });
             pools.add(pool);
-            CountDownLatch all = new CountDownLatch(n);
-            List<String> lines = java.util.Collections.synchronizedList(new ArrayList<>());
-            for (int i = 0; i < n; i++) {
-                pool.execute(() -> {
-                    try {
-                        lines.add("thread " + Thread.currentThread().getName() + " tid=" + PoolApp.tid()
-                                + " cpus=" + PoolApp.cpus("/proc/thread-self/status"));
-                    } catch (Exception e) {
-                        lines.add("error " + e);
-                    }
-                    all.countDown();
-                    try {
-                        all.await(); // every worker of the pool is started before any takes a second task
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                    }
-                });
+            sizes.add(n);
+            for (String l : onEach(pool, n, () -> "thread " + Thread.currentThread().getName() + " tid=" + PoolApp.tid()
+                    + " cpus=" + PoolApp.cpus("/proc/thread-self/status"))) {
+                System.out.println(l);
             }
-            all.await();
-            for (String l : lines) System.out.println(l);
             System.out.println("done");
             System.out.flush();
         }
         for (ExecutorService p : pools) p.shutdown();
+    }
+
+    /** What {@code line} says on each of the {@code n} workers of {@code pool}: one task each, all started before any ends. */
+    private static List<String> onEach(ExecutorService pool, int n, java.util.concurrent.Callable<String> line) throws InterruptedException {
+        CountDownLatch all = new CountDownLatch(n);
+        List<String> lines = java.util.Collections.synchronizedList(new ArrayList<>());
+        for (int i = 0; i < n; i++) {
+            pool.execute(() -> {
+                try {
+                    lines.add(line.call());
+                } catch (Exception e) {
+                    lines.add("error " + e);
+                }
+                all.countDown();
+                try {
+                    all.await(); // every worker of the pool takes one before any takes a second
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+        }
+        all.await();
+        return lines;
     }
 }

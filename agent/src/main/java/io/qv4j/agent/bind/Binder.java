@@ -10,10 +10,12 @@ public interface Binder {
 
     /**
      * The JVM scope is now {@code scope}: the threads this binder places answer
-     * {@code Runtime.availableProcessors()} as a thread bound to it does (DESIGN.md §7). Nothing
-     * where the binder cannot (none, dry run, OpenHFT).
+     * {@code Runtime.availableProcessors()} as a thread bound to it does (DESIGN.md §7). Asked
+     * again when the JVM's answer may have changed (a CPU quota). Returns that count; 0 where the
+     * binder cannot (none, dry run, OpenHFT).
      */
-    default void jvmScope(CpuSet scope) {
+    default int jvmScope(CpuSet scope) {
+        return 0;
     }
 
     /**

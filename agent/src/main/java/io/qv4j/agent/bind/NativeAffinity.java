@@ -173,22 +173,22 @@ public final class NativeAffinity implements Binder {
         return kept < 0 ? null : kept == 1;
     }
 
+    /** How long HotSpot (JDK 17 to 21, in a container) keeps its processor count, plus a margin. */
+    static final long CONTAINER_CACHE_MILLIS = 25;
+
     /**
      * The JVM scope is {@code scope}: what the JVM answers on a thread whose mask it is becomes the
      * answer of the threads placed from now on. Asked of the JVM itself (it caps by a CPU quota, or
      * answers {@code -XX:ActiveProcessorCount}), on the calling thread bound to {@code scope} for
-     * the call and then given its own mask back.
+     * the call and then given its own mask back. Returns the count, 0 when not answering.
      */
-    /** How long HotSpot (JDK 17 to 21, in a container) keeps its processor count, plus a margin. */
-    static final long CONTAINER_CACHE_MILLIS = 25;
-
     @Override
-    public void jvmScope(CpuSet scope) {
-        if (!answering) return;
+    public int jvmScope(CpuSet scope) {
+        if (!answering) return 0;
         CpuSet mine = affinity(0);
-        if (mine == null) return;
+        if (mine == null) return 0;
         boolean move = !mine.equals(scope);
-        if (move && setAffinity(0, scope) != 0) return;
+        if (move && setAffinity(0, scope) != 0) return 0;
         int n = jvmProcessors0(Runtime.getRuntime());
         if (n > scope.cardinality()) {
             // JDK 17 in a container keeps its answer for 20 ms: one given for a larger mask just
@@ -202,7 +202,9 @@ public final class NativeAffinity implements Binder {
             n = jvmProcessors0(Runtime.getRuntime());
         }
         if (move) setAffinity(0, mine);
-        if (n > 0) scopeProcessors0(n);
+        if (n <= 0) return 0;
+        scopeProcessors0(n);
+        return n;
     }
 
     /** The kernel's mask of thread {@code tid} (0: the calling thread), or null on error. */

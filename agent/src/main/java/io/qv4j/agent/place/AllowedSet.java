@@ -1,5 +1,6 @@
 package io.qv4j.agent.place;
 
+import io.qv4j.agent.boot.AgentThread;
 import io.qv4j.agent.log.Log;
 import io.qv4j.agent.node.ProcessAffinity;
 import io.qv4j.topology.CpuSet;
@@ -8,17 +9,80 @@ import java.util.HashSet;
 import java.util.Set;
 
 /**
- * The process's allowed set can change while the JVM runs ({@code taskset -a -p MASK PID}): the
- * kernel moves every thread, but sched_setaffinity still grants any PU of the cgroup's cpuset, so
- * new workers would be bound outside the new set. A starting worker whose inherited mask differs
- * from the JVM scope is the hint (a worker made by a pinned worker differs too, so it is only a
- * hint): the process's own mask is read, and when it no longer holds the JVM scope and every
- * thread qv4j did not place is inside it (the whole process was narrowed, not one thread the
- * application bound), every pool is planned again inside it. Said once per change.
+ * The process's allowed set can change while the JVM runs ({@code taskset -a -p MASK PID}, a
+ * cgroup's cpuset): the kernel moves every thread, but sched_setaffinity still grants any PU of the
+ * cgroup's cpuset, so new workers would be bound outside the new set, and a pinned worker whose
+ * mask the change left as it was would go on answering the old scope's processor count. Two looks
+ * find it: a starting worker whose inherited mask differs from the JVM scope (a hint only: a
+ * worker made by a pinned worker differs too), and the {@code qv-allowed} thread every
+ * {@link #LOOK_MILLIS}, started by the first pin. The process's own mask is read; when it no
+ * longer holds the JVM scope and every thread qv4j did not place is inside it (the whole process
+ * was narrowed, not one thread the application bound), every pool is planned again inside it and
+ * every worker binds again at its next task. After such a narrowing, a process widened again gets
+ * its scope back up to what the JVM was granted at start. Said once per change. The same thread
+ * asks the JVM again for its scope's count, which follows a changed CPU quota.
  */
-final class AllowedSet {
+final class AllowedSet implements Runnable {
 
-    private AllowedSet() {
+    /** How often the {@code qv-allowed} thread looks: a change is followed within about a second. */
+    static final long LOOK_MILLIS = 500;
+
+    private final Placer placer;
+    /** The JVM scope at start: a widened process gets back no more than this. */
+    private final CpuSet granted;
+    /** The scope at the last look, and the count the JVM answered for it (0 before the first). */
+    private CpuSet scope;
+    private int count;
+
+    private AllowedSet(Placer placer, CpuSet granted) {
+        this.placer = placer;
+        this.granted = granted;
+    }
+
+    /** Starts the {@code qv-allowed} thread for a JVM granted {@code granted} at start. */
+    static void watch(Placer placer, CpuSet granted) {
+        new AgentThread("qv-allowed", new AllowedSet(placer, granted)).start();
+    }
+
+    @Override
+    public void run() {
+        while (true) {
+            try {
+                Thread.sleep(LOOK_MILLIS);
+                look();
+            } catch (InterruptedException e) {
+                return;
+            } catch (Throwable t) {
+                Log.once("allowed:" + t.getClass().getName(), "allowed set: a look failed (" + t + "); looking again");
+            }
+        }
+    }
+
+    private void look() {
+        Env e = placer.env();
+        if (e == null || e.topology() == null) return;
+        CpuSet process = ProcessAffinity.processMask();
+        CpuSet to = process == null ? null : target(granted, e.jvm(), process, placer.registry().allowedChange != null);
+        if (to != null) e = follow(placer, e, process, to);
+        int n = e.binder().jvmScope(e.jvm());
+        if (n > 0 && count > 0 && n != count && e.jvm().equals(scope)) {
+            Log.info("the JVM's processor count for its scope pus " + e.jvm() + " changed from " + count + " to " + n
+                    + " (its CPU quota?): pinned threads answer " + n);
+        }
+        count = n;
+        scope = e.jvm();
+    }
+
+    /**
+     * The JVM scope for the process's allowed set {@code process}, or null to keep {@code jvm}:
+     * the part of the granted scope inside it (the whole of it where none is), once it no longer
+     * holds {@code jvm}; back up to that part when the process was widened after a narrowing.
+     */
+    static CpuSet target(CpuSet granted, CpuSet jvm, CpuSet process, boolean narrowedBefore) {
+        CpuSet inside = granted.and(process);
+        CpuSet want = inside.isEmpty() ? process : inside;
+        if (want.equals(jvm)) return null;
+        return !process.containsAll(jvm) || narrowedBefore ? want : null;
     }
 
     /**
@@ -29,30 +93,38 @@ final class AllowedSet {
         if (inherited == null || e.topology() == null || inherited.equals(e.jvm())) return e;
         CpuSet process = ProcessAffinity.processMask();
         if (process == null || process.containsAll(e.jvm())) return e;
+        CpuSet inside = e.jvm().and(process);
+        return follow(placer, e, process, inside.isEmpty() ? process : inside);
+    }
+
+    /** Plans every pool again inside {@code to}, if the whole process runs inside {@code process}. */
+    private static Env follow(Placer placer, Env e, CpuSet process, CpuSet to) {
         PoolRegistry registry = placer.registry();
         Set<Long> placed = new HashSet<>();
         synchronized (registry.lock) {
             for (Worker w : registry.liveWorkers().values()) placed.add(w.tid);
         }
         if (!ProcessAffinity.allInside(process, placed)) return e;
-        CpuSet inside = e.jvm().and(process);
-        CpuSet jvm = inside.isEmpty() ? process : inside;
-        Env now = new Env(e.topology(), jvm, e.binder(), e.problem(), e.node(), e.live());
+        Env now = new Env(e.topology(), to, e.binder(), e.problem(), e.node(), e.live());
         boolean moved;
         synchronized (registry.lock) {
             if (placer.env() != e) return placer.env(); // another worker re-planned first
-            placer.ready(now);
-            registry.allowedChange = "pus " + e.jvm() + " -> " + jvm + " (process allowed set " + process + ")";
-            moved = replanAll(placer, now);
-            Log.info("the process's allowed set changed to pus " + process + " (taskset?): pools planned again inside pus " + jvm
+            // said first: a worker may take its new place as soon as it is planned
+            Log.info("the process's allowed set changed to pus " + process + " (taskset?): pools planned again inside pus " + to
                     + " (was " + e.jvm() + ")");
+            placer.ready(now);
+            registry.allowedChange = "pus " + e.jvm() + " -> " + to + " (process allowed set " + process + ")";
+            moved = replanAll(placer, now);
         }
         for (Pool p : registry.pools()) if (p.planned) placer.events().planned(p);
         if (moved) placer.requestCatchUp();
         return now;
     }
 
-    /** Plans every planned pool again for {@code e}; running workers move at their next task. True when some must move. Under the lock. */
+    /**
+     * Plans every planned pool again for {@code e}; every running worker binds again at its next
+     * task, as the kernel changed its mask too. True when some must. Under the lock.
+     */
     private static boolean replanAll(Placer placer, Env e) {
         PoolPlanner planner = placer.planner();
         PoolRegistry registry = placer.registry();
@@ -70,7 +142,7 @@ final class AllowedSet {
             if (p.carriers) p.parent = planner.carrierScope(e);
             planner.plan(p, e);
             p.reason += ", planned again inside " + e.jvm() + ": the process's allowed set changed";
-            if (p.pinned) moved |= planner.moveWorkers(p);
+            if (p.pinned) moved |= planner.moveWorkers(p, true);
         }
         return moved;
     }

@@ -38,6 +38,7 @@ public final class Placer {
     private volatile Annotated annotated = Annotated.NONE;
     private volatile PlacementEvents events = PlacementEvents.NONE;
     private volatile Neighbours neighbours;
+    private boolean allowedWatched; // guarded by this
 
     public Placer(Options options, Rules rules, long waitMillis) {
         this.options = options;
@@ -260,6 +261,7 @@ public final class Placer {
         w.bound = e.binder().bind(c);
         if (w.pool.grows) groups.bindAgainIfMoved(w, c, e);
         if (w.bound) {
+            if (!boundAny) watchAllowedSet(e);
             boundAny = true;
             Neighbours n = neighbours;
             if (n != null) n.wake();
@@ -271,6 +273,13 @@ public final class Placer {
             String slot = w.slot >= 0 ? (w.slot + "/" + p.tasks) : (p.tasks < 0 ? "unbounded" : "extra/" + p.tasks);
             Log.debug("pool " + p.name + "[" + slot + "] thread \"" + w.name + "\" -> " + w.label + e.binder().outcome(w.bound));
         }
+    }
+
+    /** The first pin starts the {@code qv-allowed} thread ({@link AllowedSet}): a JVM that pins nothing has none. */
+    private synchronized void watchAllowedSet(Env e) {
+        if (allowedWatched || !e.live()) return;
+        allowedWatched = true;
+        AllowedSet.watch(this, e.node() != null ? e.node().jvm() : e.jvm());
     }
 
     /** Rebinds {@code t} on its own thread if a rebalance moved it; true if it had moved. */

@@ -290,22 +290,31 @@ final class PoolPlanner {
         p.tasks = tasks;
         plan(p, e);
         Log.debug("pool " + p.name + " resized from " + before + " to " + tasks + " workers: planned again");
-        return p.slots != null && moveWorkers(p);
+        return p.slots != null && moveWorkers(p, false);
     }
 
     /**
      * After {@code p} was planned again: each running worker keeps its slot number where it still
      * exists and moves to that slot's piece (else the pool scope) at its next task; workers the
-     * application bound stay. True when some worker has to move. Under the registry's lock.
+     * application bound stay. With {@code all} (the process's allowed set changed), a worker
+     * without a slot (its piece was lost to an earlier narrowing) takes a free one, and every
+     * worker binds again at its next task, also where its piece is the same: the kernel changed
+     * its mask. True when some worker has to move. Under the registry's lock.
      */
-    boolean moveWorkers(Pool p) {
-        boolean moved = false;
+    boolean moveWorkers(Pool p, boolean all) {
+        List<Map.Entry<Thread, Worker>> mine = new ArrayList<>();
         for (Map.Entry<Thread, Worker> x : registry.liveWorkers().entrySet()) {
             Worker w = x.getValue();
             if (w.pool != p || w.exited || w.appBound) continue;
+            mine.add(x);
             w.slot = w.slot >= 0 && p.slots != null && w.slot < p.tasks ? p.slots.takeAt(w.slot, x.getKey()) : -1;
+        }
+        boolean moved = false;
+        for (Map.Entry<Thread, Worker> x : mine) {
+            Worker w = x.getValue();
+            if (all && w.slot < 0 && p.slots != null) w.slot = p.slots.take(x.getKey());
             CpuSet c = w.slot >= 0 ? p.slots.piece(w.slot) : p.scope;
-            if (c != null && !c.equals(w.cpuset)) {
+            if (c != null && (all || !c.equals(w.cpuset))) {
                 registry.moves.put(x.getKey(), c);
                 moved = true;
             }
