@@ -106,6 +106,24 @@ public final class PolicyWords {
         return n;
     }
 
+    /**
+     * A decimal number written as ASCII digits with at most one point ({@code 0.2}, {@code 1.5},
+     * {@code 500}), at most 18 characters; NaN for anything else: no sign, exponent, {@code NaN},
+     * {@code Infinity}, hexadecimal or other scripts' digits, which {@code Double.parseDouble} takes.
+     */
+    public static double decimal(String v) {
+        if (v.isEmpty() || v.length() > 18) return Double.NaN;
+        int digits = 0, points = 0;
+        for (int i = 0; i < v.length(); i++) {
+            char c = v.charAt(i);
+            if (c == '.') points++;
+            else if (c >= '0' && c <= '9') digits++;
+            else return Double.NaN;
+        }
+        if (points > 1 || digits == 0 || v.charAt(0) == '.' || v.charAt(v.length() - 1) == '.') return Double.NaN;
+        return Double.parseDouble(v);
+    }
+
     /** {@code p} with the kind word {@code v}. */
     public static PlacementSpec kind(PlacementSpec p, String v) {
         Kind k = kind(v);

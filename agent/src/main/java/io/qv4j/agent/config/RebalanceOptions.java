@@ -26,11 +26,7 @@ public record RebalanceOptions(long periodMillis, double threshold) {
         double threshold = DEFAULT_THRESHOLD;
         if (m.containsKey("rebalance-threshold")) {
             String v = m.get("rebalance-threshold");
-            try {
-                threshold = Double.parseDouble(v);
-            } catch (NumberFormatException e) {
-                threshold = Double.NaN;
-            }
+            threshold = PolicyWords.decimal(v.strip());
             if (!(threshold > 0 && threshold < 1)) {
                 throw new OptionException("bad value rebalance-threshold=" + v + " (allowed: a fraction between 0 and 1, e.g. 0.2)");
             }
@@ -57,12 +53,7 @@ public record RebalanceOptions(long periodMillis, double threshold) {
             num = null;
             scale = 0;
         }
-        double millis = Double.NaN;
-        try {
-            if (num != null && !num.isBlank()) millis = Double.parseDouble(num.strip()) * scale;
-        } catch (NumberFormatException e) {
-            millis = Double.NaN;
-        }
+        double millis = num == null ? Double.NaN : PolicyWords.decimal(num.strip()) * scale;
         if (!(millis >= 10 && millis <= 3_600_000)) {
             throw new OptionException("bad value " + key + "=" + v + " (allowed: off, or a period from 10ms to 1h such as 500ms, 2s, 1m)");
         }

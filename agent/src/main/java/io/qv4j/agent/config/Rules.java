@@ -127,12 +127,8 @@ public final class Rules {
                 }
                 case "common-pool" -> common = word(where, key, v, PolicyWords::bool);
                 case "weight" -> {
-                    try {
-                        weight = Double.parseDouble(v);
-                    } catch (NumberFormatException x) {
-                        weight = -1;
-                    }
-                    if (!(weight > 0) || Double.isInfinite(weight)) throw bad(where, key, v, "a positive number, the rule's share of the JVM's PUs");
+                    weight = PolicyWords.decimal(v);
+                    if (!(weight > 0)) throw bad(where, key, v, "a positive number, the rule's share of the JVM's PUs");
                 }
                 case "tasks" -> {
                     tasks = PolicyWords.digits(v);

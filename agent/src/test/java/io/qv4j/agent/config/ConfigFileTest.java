@@ -95,6 +95,10 @@ class ConfigFileTest {
                 .startsWith("config=f:3: unknown key 'split_at'"));
         assertTrue(assertThrows(OptionException.class, () -> ConfigFile.parse("f", "rule.io.match.thread=x\nrule.io.weight=-1\n")).getMessage()
                 .contains("weight=-1"));
+        for (String w : new String[] {"1e3", "Infinity", "NaN", "٣", "0x1p1"}) {
+            assertTrue(assertThrows(OptionException.class, () -> ConfigFile.parse("f", "rule.io.match.thread=x\nrule.io.weight=" + w + "\n")).getMessage()
+                    .contains("weight=" + w), w);
+        }
     }
 
     @Test

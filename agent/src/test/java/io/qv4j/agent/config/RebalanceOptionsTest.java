@@ -41,11 +41,11 @@ class RebalanceOptionsTest {
 
     @Test
     void badValuesNameTheKey() {
-        for (String v : new String[] {"500", "fast", "5ms", "2h", "-1s", "ms", "NaNs"}) {
+        for (String v : new String[] {"500", "fast", "5ms", "2h", "-1s", "ms", "NaNs", "1e3ms", "Infinityms", "٥٠٠ms", "0x1p9ms", "+500ms", "500.ms"}) {
             OptionException e = assertThrows(OptionException.class, () -> parse("rebalance=" + v), v);
             assertTrue(e.getMessage().startsWith("bad value rebalance=" + v + " (allowed: off, or a period"), e.getMessage());
         }
-        for (String v : new String[] {"0", "1", "-0.1", "x", "1.5"}) {
+        for (String v : new String[] {"0", "1", "-0.1", "x", "1.5", "2e-1", "NaN", "0x0.3p0", "0.٣", ".2", "0.2d"}) {
             OptionException e = assertThrows(OptionException.class, () -> parse("rebalance-threshold=" + v), v);
             assertTrue(e.getMessage().startsWith("bad value rebalance-threshold=" + v), e.getMessage());
         }
