@@ -33,6 +33,17 @@ public final class PoolApp {
                 runAll(pool, n);
                 pool.shutdown();
             }
+            case "native" -> {
+                // the application's own native code: what the JVM says to it must not depend on the agent
+                ExecutorService pool = Executors.newFixedThreadPool(n);
+                runAll(pool, n);
+                pool.shutdown();
+                try {
+                    System.load("/nonexistent/libqv4j-application.so");
+                } catch (Throwable t) {
+                    System.out.println("load " + t);
+                }
+            }
             case "fj" -> {
                 ForkJoinPool pool = new ForkJoinPool(n);
                 runAll(pool, n);

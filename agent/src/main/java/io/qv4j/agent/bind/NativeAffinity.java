@@ -44,6 +44,7 @@ public final class NativeAffinity implements Binder {
     public static synchronized Binder load() {
         if (loaded != null) return loaded;
         if (!System.getProperty("os.name", "").toLowerCase(Locale.ROOT).contains("linux")) return null;
+        String ungranted = NativeAccess.grant();
         byte[] bytes;
         try (InputStream in = NativeAffinity.class.getResourceAsStream(RESOURCE)) {
             if (in == null) {
@@ -62,9 +63,10 @@ public final class NativeAffinity implements Binder {
             gettid0(); // fails now, not on a worker, if the symbols are wrong
             return loaded = new NativeAffinity();
         } catch (IllegalCallerException denied) {
-            // JDK 24+ with --illegal-native-access=deny; JNA is refused the same way, so say it once here.
-            Log.once("nobind", "native access denied (" + denied.getMessage()
-                    + "): start the JVM with --enable-native-access=ALL-UNNAMED to pin threads; running unpinned");
+            // JDK 24+ with --illegal-native-access=deny where the grant failed; JNA is refused the same way, so say it once here.
+            Log.once("nobind", "native access denied (" + denied.getMessage() + (ungranted == null ? "" : "; " + ungranted)
+                    + "): start the JVM with " + (NativeAffinity.class.getModule().isNamed() ? "--illegal-native-access=warn" : "--enable-native-access=ALL-UNNAMED")
+                    + " to pin threads; running unpinned");
             return null;
         } catch (Throwable t) {
             Log.debug("native binding library unusable (" + t + ")");

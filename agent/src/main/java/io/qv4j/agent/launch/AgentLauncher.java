@@ -30,6 +30,8 @@ public final class AgentLauncher {
 
     private static final String ENTRY = "io.qv4j.agent.Entry";
     private static ClassLoader loader;
+    /** The agent's, when the JVM started it (premain) or a tool attached it (agentmain); null for the command line. */
+    private static Instrumentation instrumentation;
     private static volatile Entry entry;
 
     private AgentLauncher() {
@@ -38,6 +40,7 @@ public final class AgentLauncher {
     /** Never throws: an exception escaping premain kills the JVM. */
     public static void premain(String args, Instrumentation inst) {
         try {
+            instrumentation(inst);
             entry().premain(args, inst);
         } catch (Throwable t) {
             System.err.println("qv: agent disabled: " + t);
@@ -46,6 +49,7 @@ public final class AgentLauncher {
 
     /** A failure here (strict=true) reaches the tool that attached the agent. */
     public static void agentmain(String args, Instrumentation inst) throws Exception {
+        instrumentation(inst);
         entry().agentmain(args, inst);
     }
 
@@ -68,6 +72,10 @@ public final class AgentLauncher {
         return entry;
     }
 
+    private static synchronized void instrumentation(Instrumentation inst) {
+        if (instrumentation == null) instrumentation = inst;
+    }
+
     /**
      * The agent's class loader: one per JVM, shared by the agent and {@link AgentPlatform}. Where
      * the classes are not isolated (this class loaded from a directory, as in the module's own
@@ -78,6 +86,7 @@ public final class AgentLauncher {
             Path jar = codeSource();
             ClassLoader own = AgentLauncher.class.getClassLoader();
             AgentClassLoader isolated = jar != null && Files.isRegularFile(jar) ? AgentClassLoader.open(jar, own) : null;
+            if (isolated != null) NativeModule.define(isolated, instrumentation);
             loader = isolated != null ? isolated : own;
         }
         return loader;

@@ -87,7 +87,6 @@ class BusyNeighboursIT {
     static Spin spin(Path java, Path home, int workers, long millis, String... jvmArgs) throws Exception {
         Files.createDirectories(home);
         List<String> cmd = new ArrayList<>(List.of(java.toString()));
-        if (!java.toString().contains("17")) cmd.add("--enable-native-access=ALL-UNNAMED");
         cmd.addAll(List.of(jvmArgs));
         cmd.addAll(List.of("-Djava.io.tmpdir=" + home,
                 "-javaagent:" + Jvm.agentJar() + "=verbose=true,claims-dir=" + home.resolve("claims") + ",report=" + home.resolve("report.json"),

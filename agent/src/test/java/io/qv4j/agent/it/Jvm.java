@@ -104,7 +104,6 @@ public final class Jvm {
         Files.delete(report);
         List<String> cmd = new ArrayList<>(prefix);
         cmd.add(java.toString());
-        if (!java.toString().contains("17")) cmd.add("--enable-native-access=ALL-UNNAMED");
         cmd.addAll(jvmArgs);
         if (agentArgs != null) {
             // node-wide claims in a directory of this run's own, unless the test is about claims:

@@ -62,7 +62,7 @@ class LiveIT {
     /** A forked application that prints {@code ready PID} once it is ready, and ends when its stdin closes. */
     static Busy started(Path java, String agentArgs, String main, String... args) throws Exception {
         List<String> cmd = new ArrayList<>(List.of(java.toString()));
-        if (!java.toString().contains("17")) cmd.addAll(List.of("--enable-native-access=ALL-UNNAMED", "-XX:+EnableDynamicAgentLoading"));
+        if (!java.toString().contains("17")) cmd.add("-XX:+EnableDynamicAgentLoading");
         // fixed pinning: the tests compare the plan with the kernel's view, which the neighbours watcher may change on a busy machine
         if (agentArgs != null) cmd.add("-javaagent:" + Jvm.agentJar() + "=neighbours=off" + (agentArgs.isEmpty() ? "" : "," + agentArgs));
         cmd.addAll(List.of("-cp", "target/test-classes", main));

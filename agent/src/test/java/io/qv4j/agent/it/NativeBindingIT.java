@@ -19,7 +19,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-/** The agent's JNI library: where it is cached when the home cache cannot be written, and what a denied native access says. */
+/** The agent's JNI library: where it is cached when the home cache cannot be written (native access: NativeAccessIT). */
 class NativeBindingIT {
 
     private static Jvm.App poolApp(Path java, List<String> jvmArgs) throws Exception {
@@ -62,19 +62,5 @@ class NativeBindingIT {
         Jvm.App second = poolApp(java, args);
         assertEquals("native", binder(second), second.report().toString());
         assertArrayEquals(good, Files.readAllBytes(libs.get(0)), "the damaged cached library was not rewritten");
-    }
-
-    /** JDK 24+ with native access denied: the agent says which option allows it, not that JNA is missing. */
-    @Test
-    void deniedNativeAccessNamesTheOption() throws Exception {
-        List<Path> javas = new ArrayList<>(Jvm.javas());
-        javas.removeIf(j -> j.toString().contains("17"));
-        assumeTrue(!javas.isEmpty(), "a JDK 25 under /usr/lib/jvm");
-        Jvm.Result r = Jvm.run(List.of(javas.get(0).toString(), "--illegal-native-access=deny",
-                "-javaagent:" + Jvm.agentJar() + "=split-at=core,color=spread",
-                "-cp", "target/test-classes", "io.qv4j.testapps.PoolApp", "fixed", "2"));
-        assertEquals(0, r.exitCode(), r.toString());
-        assertTrue(r.stderr().contains("--enable-native-access=ALL-UNNAMED"), r.stderr());
-        assertFalse(r.stderr().contains("needs Linux and JNA"), r.stderr());
     }
 }
