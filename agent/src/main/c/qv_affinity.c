@@ -473,3 +473,33 @@ Java_io_qv4j_agent_bind_NativeAffinity_jvmProcessors0(JNIEnv *env, jclass cls, j
     jint (JNICALL *jvm)(JNIEnv *, jobject) = __atomic_load_n(&jvm_count, __ATOMIC_ACQUIRE);
     return jvm != 0 ? jvm(env, runtime) : -1;
 }
+
+/*
+ * JDK 24 and later check native access where a library is loaded and where a native method is
+ * linked by name at its first call, for the module of the loading or the declaring class; the
+ * agent's classes are in an unnamed module, whose access is the one all unnamed modules share. So
+ * there the library is loaded by java.util.concurrent.QvNative, a class the agent defines in
+ * java.base (which has native access), and NativeAffinity's methods are bound here, not linked by
+ * name. NativeLibraryTest checks this table against NativeAffinity's native methods.
+ */
+JNIEXPORT jint JNICALL
+Java_java_util_concurrent_QvNative_bind(JNIEnv *env, jclass cls, jclass natives) {
+    static const JNINativeMethod methods[] = {
+        {"watchThreads0", "(Ljava/lang/Class;Ljava/lang/String;Ljava/lang/String;Ljava/lang/String;)I",
+                (void *) Java_io_qv4j_agent_bind_NativeAffinity_watchThreads0},
+        {"defineBootClass0", "(Ljava/lang/String;[B)Ljava/lang/Class;", (void *) Java_io_qv4j_agent_bind_NativeAffinity_defineBootClass0},
+        {"setStaticField0", "(Ljava/lang/Class;Ljava/lang/String;Ljava/lang/String;Ljava/lang/Object;)I",
+                (void *) Java_io_qv4j_agent_bind_NativeAffinity_setStaticField0},
+        {"objectField0", "(Ljava/lang/Object;Ljava/lang/String;Ljava/lang/String;)Ljava/lang/Object;",
+                (void *) Java_io_qv4j_agent_bind_NativeAffinity_objectField0},
+        {"setAffinity0", "(I[JZ)I", (void *) Java_io_qv4j_agent_bind_NativeAffinity_setAffinity0},
+        {"answerProcessors0", "(Ljava/lang/Runtime;Ljava/lang/Class;)I", (void *) Java_io_qv4j_agent_bind_NativeAffinity_answerProcessors0},
+        {"scopeProcessors0", "(I)V", (void *) Java_io_qv4j_agent_bind_NativeAffinity_scopeProcessors0},
+        {"startMaskKept0", "()I", (void *) Java_io_qv4j_agent_bind_NativeAffinity_startMaskKept0},
+        {"jvmProcessors0", "(Ljava/lang/Runtime;)I", (void *) Java_io_qv4j_agent_bind_NativeAffinity_jvmProcessors0},
+        {"cpuid0", "(II[I)I", (void *) Java_io_qv4j_agent_bind_NativeAffinity_cpuid0},
+        {"getAffinity0", "(I[J)I", (void *) Java_io_qv4j_agent_bind_NativeAffinity_getAffinity0},
+        {"gettid0", "()I", (void *) Java_io_qv4j_agent_bind_NativeAffinity_gettid0},
+    };
+    return (*env)->RegisterNatives(env, natives, methods, (jint) (sizeof methods / sizeof methods[0]));
+}

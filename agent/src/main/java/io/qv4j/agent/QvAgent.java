@@ -2,6 +2,7 @@ package io.qv4j.agent;
 
 import io.qv4j.agent.bind.Binder;
 import io.qv4j.agent.bind.Binders;
+import io.qv4j.agent.bind.NativeAffinity;
 import io.qv4j.agent.boot.AgentThread;
 import io.qv4j.agent.config.Config;
 import io.qv4j.agent.config.OptionException;
@@ -12,6 +13,7 @@ import io.qv4j.agent.inst.AnnotationSupport;
 import io.qv4j.agent.inst.Boot;
 import io.qv4j.agent.inst.Dispatcher;
 import io.qv4j.agent.inst.HookTransformer;
+import io.qv4j.agent.inst.NativeDoor;
 import io.qv4j.agent.io.UserFiles;
 import io.qv4j.agent.live.Live;
 import io.qv4j.agent.load.LoadMeter;
@@ -88,6 +90,8 @@ public final class QvAgent {
             // The topology and the binding library load on another PU while the placer is built and
             // the hooks go in. No lambdas or indy string concatenation on the start-up path: each
             // costs milliseconds cold.
+            // before the start-up thread may load the JNI library
+            if (Runtime.version().feature() >= NativeDoor.FIRST_JDK && o.bind() != Options.Bind.OFF) NativeAffinity.loadThrough(new NativeDoor(inst));
             Init init = new Init(o);
             new AgentThread("qv-init", init).start();
             Placer p = init.build(config);

@@ -44,7 +44,6 @@ public final class NativeAffinity implements Binder {
     public static synchronized Binder load() {
         if (loaded != null) return loaded;
         if (!System.getProperty("os.name", "").toLowerCase(Locale.ROOT).contains("linux")) return null;
-        String ungranted = NativeAccess.grant();
         byte[] bytes;
         try (InputStream in = NativeAffinity.class.getResourceAsStream(RESOURCE)) {
             if (in == null) {
@@ -59,19 +58,63 @@ public final class NativeAffinity implements Binder {
         Path lib = cached(bytes);
         if (lib == null) return null;
         try {
-            System.load(lib.toString());
+            open(lib.toString());
             gettid0(); // fails now, not on a worker, if the symbols are wrong
             return loaded = new NativeAffinity();
         } catch (IllegalCallerException denied) {
-            // JDK 24+ with --illegal-native-access=deny where the grant failed; JNA is refused the same way, so say it once here.
-            Log.once("nobind", "native access denied (" + denied.getMessage() + (ungranted == null ? "" : "; " + ungranted)
-                    + "): start the JVM with " + (NativeAffinity.class.getModule().isNamed() ? "--illegal-native-access=warn" : "--enable-native-access=ALL-UNNAMED")
-                    + " to pin threads; running unpinned");
+            // JDK 24+ under --illegal-native-access=deny, where the library could not come in
+            // through java.base; JNA is refused the same way, so say it once here.
+            Log.once("nobind", "native access denied (" + denied.getMessage()
+                    + "): start the JVM with --enable-native-access=ALL-UNNAMED to pin threads; running unpinned");
             return null;
         } catch (Throwable t) {
             Log.debug("native binding library unusable (" + t + ")");
             return null;
         }
+    }
+
+    /**
+     * How the library comes into the JVM where the JDK checks native access (JDK 24 and later):
+     * through a class of {@code java.base}, which has it ({@code inst.NativeDoor}).
+     */
+    public interface Door {
+        /**
+         * Loads the library at {@code path} and binds the native methods of {@code natives} to it.
+         *
+         * @throws Closed when this JVM lets nothing in this way: nothing was loaded
+         */
+        void open(String path, Class<?> natives) throws Throwable;
+
+        /** The door could not be made here; the library has not been loaded. */
+        final class Closed extends Exception {
+            public Closed(String why, Throwable cause) {
+                super(why, cause);
+            }
+        }
+    }
+
+    private static Door door;
+
+    /** From now on the library comes in through {@code d}; set before the first {@link #load}. */
+    public static synchronized void loadThrough(Door d) {
+        door = d;
+    }
+
+    /**
+     * Loads the library: through the door where there is one, else (JDK 17 to 23, the command
+     * line, a closed door) as the application would, from this class, its methods linked by name.
+     */
+    private static void open(String path) throws Throwable {
+        if (door != null) {
+            try {
+                door.open(path, NativeAffinity.class);
+                return;
+            } catch (Door.Closed closed) {
+                Log.info("the JNI library cannot come in through java.base here (" + closed.getMessage()
+                        + "): loading it from the agent's own classes, which the JVM may warn about (--enable-native-access=ALL-UNNAMED silences it)");
+            }
+        }
+        System.load(path);
     }
 
     /**

@@ -37,22 +37,37 @@ public final class Boot {
         } catch (ClassNotFoundException notYet) {
             // define it below
         }
-        byte[] template;
-        try (InputStream in = Boot.class.getClassLoader().getResourceAsStream(TEMPLATE + ".class")) {
-            if (in == null) throw new IOException(TEMPLATE + ".class missing from the agent jar");
-            template = in.readAllBytes();
+        byte[] renamed = renamed(cache, TEMPLATE, HOOKS);
+        if (natively && NativeAffinity.load() != null) return NativeAffinity.defineBootClass(HOOKS.replace('.', '/'), renamed);
+        // a started thread's Runnable is read to tell pool workers from plain threads
+        return inJavaUtilConcurrent(inst, "java.lang").defineClass(renamed);
+    }
+
+    /** The bytes of the boot part {@code template} renamed to {@code target}, a class of {@code java.util.concurrent}. */
+    static byte[] renamed(ClassCache cache, String template, String target) throws IOException {
+        byte[] bytes;
+        try (InputStream in = Boot.class.getClassLoader().getResourceAsStream(template + ".class")) {
+            if (in == null) throw new IOException(template + ".class missing from the agent jar");
+            bytes = in.readAllBytes();
         }
-        final String target = HOOKS.replace('.', '/');
-        ClassCache.Entry hit = cache.get(target, template);
-        byte[] renamed = hit != null ? hit.bytes() : HookRewriter.rename(template, TEMPLATE, target);
-        if (hit == null) cache.put(target, template, renamed, "");
-        if (natively && NativeAffinity.load() != null) return NativeAffinity.defineBootClass(target, renamed);
-        inst.redefineModule(Object.class.getModule(), Set.of(), Map.of(),
-                Map.of("java.util.concurrent", Set.of(Boot.class.getModule()),
-                        // a started thread's Runnable is read to tell pool workers from plain threads
-                        "java.lang", Set.of(Boot.class.getModule())), Set.of(), Map.of());
-        // ConcurrentHashMap is loaded at JVM start: using it keeps the three target classes unloaded.
-        return MethodHandles.privateLookupIn(ConcurrentHashMap.class, MethodHandles.lookup()).defineClass(renamed);
+        String internal = target.replace('.', '/');
+        ClassCache.Entry hit = cache.get(internal, bytes);
+        if (hit != null) return hit.bytes();
+        byte[] renamed = HookRewriter.rename(bytes, template, internal);
+        cache.put(internal, bytes, renamed, "");
+        return renamed;
+    }
+
+    /**
+     * A private lookup in {@code java.util.concurrent}, after opening it (and {@code more}) to the
+     * agent; ConcurrentHashMap is loaded at JVM start: using it keeps the pool classes unloaded.
+     */
+    static MethodHandles.Lookup inJavaUtilConcurrent(Instrumentation inst, String... more) throws IllegalAccessException {
+        Map<String, Set<Module>> open = new java.util.HashMap<>();
+        open.put("java.util.concurrent", Set.of(Boot.class.getModule()));
+        for (String p : more) open.put(p, Set.of(Boot.class.getModule()));
+        inst.redefineModule(Object.class.getModule(), Set.of(), Map.of(), open, Set.of(), Map.of());
+        return MethodHandles.privateLookupIn(ConcurrentHashMap.class, MethodHandles.lookup());
     }
 
     /**

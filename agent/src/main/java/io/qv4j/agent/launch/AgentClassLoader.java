@@ -277,12 +277,6 @@ final class AgentClassLoader extends ClassLoader {
         }
     }
 
-    /** A resource of the agent's native module ({@link NativeModule}) is one of the jar's like any other. */
-    @Override
-    protected URL findResource(String moduleName, String name) {
-        return moduleName == null || moduleName.equals(NativeModule.NAME) ? findResource(name) : null;
-    }
-
     @Override
     protected Enumeration<URL> findResources(String name) {
         URL u = findResource(name);

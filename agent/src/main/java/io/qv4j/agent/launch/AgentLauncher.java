@@ -30,8 +30,6 @@ public final class AgentLauncher {
 
     private static final String ENTRY = "io.qv4j.agent.Entry";
     private static ClassLoader loader;
-    /** The agent's, when the JVM started it (premain) or a tool attached it (agentmain); null for the command line. */
-    private static Instrumentation instrumentation;
     private static volatile Entry entry;
 
     private AgentLauncher() {
@@ -40,7 +38,6 @@ public final class AgentLauncher {
     /** Never throws: an exception escaping premain kills the JVM. */
     public static void premain(String args, Instrumentation inst) {
         try {
-            instrumentation(inst);
             entry().premain(args, inst);
         } catch (Throwable t) {
             System.err.println("qv: agent disabled: " + t);
@@ -49,7 +46,6 @@ public final class AgentLauncher {
 
     /** A failure here (strict=true) reaches the tool that attached the agent. */
     public static void agentmain(String args, Instrumentation inst) throws Exception {
-        instrumentation(inst);
         entry().agentmain(args, inst);
     }
 
@@ -72,10 +68,6 @@ public final class AgentLauncher {
         return entry;
     }
 
-    private static synchronized void instrumentation(Instrumentation inst) {
-        if (instrumentation == null) instrumentation = inst;
-    }
-
     /**
      * The agent's class loader: one per JVM, shared by the agent and {@link AgentPlatform}. Where
      * the classes are not isolated (this class loaded from a directory, as in the module's own
@@ -86,7 +78,6 @@ public final class AgentLauncher {
             Path jar = codeSource();
             ClassLoader own = AgentLauncher.class.getClassLoader();
             AgentClassLoader isolated = jar != null && Files.isRegularFile(jar) ? AgentClassLoader.open(jar, own) : null;
-            if (isolated != null) NativeModule.define(isolated, instrumentation);
             loader = isolated != null ? isolated : own;
         }
         return loader;

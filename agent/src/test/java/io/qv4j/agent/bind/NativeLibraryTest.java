@@ -146,4 +146,29 @@ class NativeLibraryTest {
         Result r = run(ROOT, List.of(compiler, "-dumpfullversion"));
         return r.code == 0 ? r.output.trim() : null;
     }
+
+    /**
+     * On JDK 24 and later the library binds NativeAffinity's methods itself (QvNative's bind, JNI
+     * RegisterNatives): its table names every native method with its descriptor and function,
+     * and nothing else. A method missing there would fail at its first call there.
+     */
+    @Test
+    void theLibrarysBindTableIsNativeAffinitysNativeMethods() throws Exception {
+        String c = Files.readString(SOURCE);
+        String table = c.substring(c.indexOf("Java_java_util_concurrent_QvNative_bind"));
+        java.util.regex.Matcher m = java.util.regex.Pattern
+                .compile("\\{\"(\\w+)\", \"([^\"]+)\",\\s*\\(void \\*\\) (\\w+)}").matcher(table);
+        Map<String, String> bound = new HashMap<>();
+        while (m.find()) {
+            assertEquals("Java_io_qv4j_agent_bind_NativeAffinity_" + m.group(1), m.group(3), "the function bound to " + m.group(1));
+            bound.put(m.group(1), m.group(2));
+        }
+        Map<String, String> declared = new HashMap<>();
+        for (java.lang.reflect.Method d : NativeAffinity.class.getDeclaredMethods()) {
+            if (!java.lang.reflect.Modifier.isNative(d.getModifiers())) continue;
+            declared.put(d.getName(), java.lang.invoke.MethodType.methodType(d.getReturnType(), d.getParameterTypes()).toMethodDescriptorString());
+        }
+        assertEquals(12, declared.size(), declared.toString());
+        assertEquals(declared, bound);
+    }
 }
