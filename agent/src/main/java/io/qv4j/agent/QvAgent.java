@@ -6,6 +6,7 @@ import io.qv4j.agent.bind.NativeAffinity;
 import io.qv4j.agent.boot.AgentThread;
 import io.qv4j.agent.config.Config;
 import io.qv4j.agent.config.OptionException;
+import io.qv4j.agent.config.NodeOptions;
 import io.qv4j.agent.config.Options;
 import io.qv4j.agent.config.OptionsParser;
 import io.qv4j.agent.config.PolicyWords;
@@ -90,6 +91,7 @@ public final class QvAgent {
             // The topology and the binding library load on another PU while the placer is built and
             // the hooks go in. No lambdas or indy string concatenation on the start-up path: each
             // costs milliseconds cold.
+            if (o.bind() == Options.Bind.ON && o.topology() == null && o.node().claims() != NodeOptions.Claims.OFF) Node.readAhead();
             // before the start-up thread may load the JNI library
             if (Runtime.version().feature() >= NativeDoor.FIRST_JDK && o.bind() != Options.Bind.OFF) NativeAffinity.loadThrough(new NativeDoor(inst));
             Init init = new Init(o);

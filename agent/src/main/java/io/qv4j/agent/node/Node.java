@@ -45,6 +45,14 @@ public final class Node {
     }
 
     /**
+     * Starts reading what the claims of other JVMs will need ({@link LockTable#readAhead}), while
+     * the agent starts: call at once where claims are read (not {@code claims=off}).
+     */
+    public static void readAhead() {
+        LockTable.readAhead();
+    }
+
+    /**
      * @param live   the topology is this machine (not a dry-run topology)
      * @param binder the worker binder; the process is bound (and claims taken) only when it {@link Binder#binds()},
      *               and through the JNI library only
