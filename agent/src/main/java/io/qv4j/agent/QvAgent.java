@@ -83,6 +83,7 @@ public final class QvAgent {
             Log.info("agent already running: ignoring the second start");
             return;
         }
+        long tOptions = System.nanoTime();
         Options o = config.options();
         if (!o.enabled()) return;
         try {
@@ -98,7 +99,7 @@ public final class QvAgent {
             new AgentThread("qv-init", init).start();
             Placer p = init.build(config);
             Dispatcher d = new Dispatcher(p, attached);
-            long tOpts = System.nanoTime();
+            long tPlacer = System.nanoTime();
             Boot.Installed installed = Boot.install(inst, d, attached, o.bind() != Options.Bind.OFF);
             HookTransformer t = installed.transformer();
             long tHooks = System.nanoTime();
@@ -120,7 +121,8 @@ public final class QvAgent {
                     }
                 }));
             }
-            Log.debug("premain " + (System.nanoTime() - t0) / 1000 + " us (options " + (tOpts - t0) / 1000 + " us, hooks " + (tHooks - tOpts) / 1000 + " us); agent on: "
+            Log.debug("premain " + (System.nanoTime() - t0) / 1000 + " us (options " + (tOptions - t0) / 1000 + " us, placer " + (tPlacer - tOptions) / 1000
+                    + " us, hooks " + (tHooks - tPlacer) / 1000 + " us); agent on: "
                     + o.policy() + ", bind=" + o.bind().word() + ", hooks " + t.done() + " (" + t.source() + "), plain threads from " + installed.threads()
                     + ", availableProcessors() on a pinned thread: " + installed.processors() + (config.rules().isEmpty() ? "" : ", " + config.rules().list().size() + " rules"));
         } catch (Throwable t) {

@@ -71,7 +71,9 @@ public final class OptionsParser {
             if (first[0] != null) throw first[0];
             // the config file itself is named by the three stronger sources
             String config = merged.get("config");
-            ConfigFile file = config == null || config.isBlank() ? ConfigFile.NONE : ConfigFile.read(config.strip());
+            // without a file its class (and the readers it names) stay unloaded: part of a cold start
+            if (config == null || config.isBlank()) return new Config(build(merged), Rules.none(), List.copyOf(ignored));
+            ConfigFile file = ConfigFile.read(config.strip());
             Map<String, String> all = new LinkedHashMap<>(file.options());
             all.putAll(merged);
             merged = all;
