@@ -96,8 +96,12 @@ final class StatusWatch {
         Terminal term = !json && Terminal.isTerminal() ? Terminal.open() : null;
         try {
             if (term != null) out.print("\033[?25l\033[H\033[2J");
-            view(); // the first interval's baseline: loads and CPU times are differences
-            if (named && pids.isEmpty()) return 1; // each said why on its own line
+            Map<String, Object> first = view(); // the first interval's baseline: loads and CPU times are differences
+            if (named && pids.isEmpty()) {
+                if (first.get("gone") == null) return 1; // none ran at the start: each said why on its own line
+                out.println(json ? oneLine(end(first)) : "qv: " + goneLine(first.get("gone")) + "; nothing left to watch");
+                return 0; // the last one ended while it was being read
+            }
             for (long n = 0; count <= 0 || n < count; n++) {
                 if (waitForQuit(term)) break;
                 Map<String, Object> view = view();
@@ -163,22 +167,44 @@ final class StatusWatch {
         return (l.size() == 1 ? "process " : "processes ") + String.join(", ", l.stream().map(String::valueOf).toList()) + " exited";
     }
 
+    /** How long a JVM that could not be read may take to be gone before its refusal is said. */
+    static final long ENDING_MILLIS = 300;
+
+    /** {@link Targets#ended} of {@code pid}, looked at again for up to {@code millis}; null when it still runs. */
+    private String endedWithin(long pid, long millis) {
+        long end = System.nanoTime() + millis * 1_000_000;
+        for (;;) {
+            String ended = Targets.ended(proc.resolve(Long.toString(pid)));
+            if (ended != null || System.nanoTime() > end) return ended;
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return null;
+            }
+        }
+    }
+
     /** One refresh: every PU's load, and per JVM its pools with their workers as the kernel has them now. */
     Map<String, Object> view() {
         Map<Long, Map<String, Object>> statuses = new LinkedHashMap<>();
         for (long pid : named ? List.copyOf(pids) : Targets.jvms()) {
             // an ended JVM is not attached to: that could wait for its attach listener for seconds
             String ended = named ? Targets.ended(proc.resolve(Long.toString(pid))) : null;
+            boolean endedReading = false;
             try {
                 if (ended == null) statuses.put(pid, reader.read(pid));
                 else if (!started) err.println("qv: " + pid + ": " + ended);
             } catch (Targets.Refusal r) {
-                ended = named ? Targets.ended(proc.resolve(Long.toString(pid))) : null;
-                if (named && (ended == null || !started)) err.println("qv: " + r.getMessage());
+                // a JVM that ends while it is read is gone, not refused, also at the first refresh
+                // (its attach connection breaks as it exits: it is given a moment to be gone)
+                ended = named ? endedWithin(pid, ENDING_MILLIS) : null;
+                endedReading = ended != null;
+                if (named && ended == null) err.println("qv: " + r.getMessage());
             }
             if (ended != null) {
                 pids.remove(Long.valueOf(pid));
-                if (started) gone.add(pid);
+                if (started || endedReading) gone.add(pid);
             }
         }
         started = true;

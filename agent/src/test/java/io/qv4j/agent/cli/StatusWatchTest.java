@@ -277,4 +277,46 @@ class StatusWatchTest {
         assertEquals("qv: 4242: no such process\n", err.toString());
         assertEquals("", out.toString());
     }
+
+    /** A watch whose reader refuses (the JVM's attach connection broke), after {@code onRefuse}. */
+    StatusWatch refusing(boolean json, ByteArrayOutputStream out, ByteArrayOutputStream err, Runnable onRefuse) {
+        return new StatusWatch(List.of(PID), true, 0.1, json, 50, new PrintStream(out, true), new PrintStream(err, true), TopologyInput.input("core:2 pu:1"),
+                proc, pid -> {
+                    onRefuse.run();
+                    throw new Targets.Refusal(pid + ": cannot read the agent's status: Premature EOF");
+                });
+    }
+
+    @Test
+    void aTargetThatEndsWhileTheFirstRefreshReadsItIsGoneNotRefused() throws Exception {
+        stat(100, 900, 100, 900);
+        process(PID, "S");
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        assertEquals(0, refusing(true, out, err, () -> exit(PID)).run());
+        Map<String, Object> end = Targets.map(JsonReader.parse(out.toString().strip()));
+        assertEquals(List.of(PID), end.get("gone"), out.toString());
+        assertEquals("every process watched is gone", end.get("end"), out.toString());
+        assertEquals("", err.toString(), "no refusal said for a JVM that was ending");
+    }
+
+    @Test
+    void aTargetGoneAMomentAfterItsReadBrokeIsGoneToo() throws Exception {
+        stat(100, 900, 100, 900);
+        process(PID, "S");
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        Thread later = new Thread(() -> {
+            try {
+                Thread.sleep(StatusWatch.ENDING_MILLIS / 3);
+                process(PID, "Z");
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        assertEquals(0, refusing(false, out, err, later::start).run());
+        later.join();
+        assertEquals("qv: process 4242 exited; nothing left to watch", out.toString().strip());
+        assertEquals("", err.toString());
+    }
 }
