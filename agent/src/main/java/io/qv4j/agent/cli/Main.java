@@ -83,8 +83,8 @@ public final class Main {
             "attach", String.join("\n",
                     "usage: java -jar qv-agent.jar attach PID [key=value,...] [--wait MILLIS] [--format text|json]",
                     "  loads the agent into a running JVM of yours with these options, then prints what it placed",
-                    "  key=value,...    the agent's options (README, \"The agent\"); default: its defaults",
-                    "  --wait MILLIS    how long to wait for placement before printing (default 1000)",
+                    "  key=value,...    the agent's options (docs/options.md); default: its defaults",
+                    "  --wait MILLIS    how long to wait for placement before printing (default " + AttachCommand.DEFAULT_WAIT_MILLIS + ")",
                     "  --format F       text (default) or json",
                     "example: java -jar qv-agent.jar attach 4242 split-at=numa,verbose=true"),
             "help", USAGE);

@@ -22,7 +22,7 @@ import java.util.Properties;
  */
 public final class OptionsParser {
 
-    /** Every key, in the order the README lists them. */
+    /** Every key, the same set as the table in docs/options.md (DocsTest checks it). */
     public static final List<String> KEYS = List.of("enabled", "strict", "split-at", "split", "color", "kind", "pools",
             "common-pool", "bind", "topology", "verbose", "report",
             "local-rank", "rank-split-at", "claims", "claims-dir", "claims-refresh", "respect-quota", "neighbours",

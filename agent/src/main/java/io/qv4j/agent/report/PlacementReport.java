@@ -18,7 +18,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-/** The JSON report ({@code report=FILE}, README "The report"): the agent's settings, then every pool with its slots and threads. */
+/** The JSON report ({@code report=FILE}, docs/options.md, key report): the agent's settings, then every pool with its slots and threads. */
 public final class PlacementReport {
 
     private PlacementReport() {
