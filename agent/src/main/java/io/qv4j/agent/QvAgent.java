@@ -117,7 +117,7 @@ public final class QvAgent {
                 Runtime.getRuntime().addShutdownHook(new AgentThread("qv-report", new Runnable() {
                     @Override
                     public void run() {
-                        writeReport(p, o.report());
+                        writeReport(p, o.report(ProcessHandle.current().pid()));
                     }
                 }));
             }

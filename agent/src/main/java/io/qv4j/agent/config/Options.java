@@ -17,7 +17,7 @@ import java.util.List;
  * @param bind       on, off (hooks and bookkeeping only) or dry-run (place and report, never bind)
  * @param topology   a synthetic spec or an hwloc XML file used instead of the live machine; null = live
  * @param verbose    one stderr line per pinned thread
- * @param report     a JSON report written at exit; null = none
+ * @param report     a JSON report written at exit ({@code %p} in it: the process id); null = none
  * @param node       several JVMs on one node: local rank, claims, quota
  * @param rebalance  load-proportional re-splits of the JVM scope among pinned pools; null = off (the default: not even its class is loaded)
  * @param oversubscribe pin workers one per piece even where a piece gets more workers than it has PUs (default: those share the pool scope)
@@ -34,6 +34,14 @@ public record Options(boolean enabled, boolean strict, PlacementSpec policy, Lis
         public String word() {
             return name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
         }
+    }
+
+    /**
+     * The report's file for the JVM {@code pid}: {@code %p} becomes the process id, so that one
+     * option (say, in {@code JAVA_TOOL_OPTIONS}) gives each JVM of a command a report of its own.
+     */
+    public String report(long pid) {
+        return report == null ? null : report.replace("%p", Long.toString(pid));
     }
 
     public static Options defaults() {

@@ -41,6 +41,16 @@ class OptionsParserTest {
     }
 
     @Test
+    void aReportPathGivesEachJvmItsOwnFileThroughPercentP() throws Exception {
+        Path dir = Files.createTempDirectory("qv-report");
+        Options o = parse("report=" + dir + "/qv-%p.json");
+        assertEquals(dir + "/qv-4242.json", o.report(4242));
+        assertEquals(dir + "/plain.json", parse("report=" + dir + "/plain.json").report(4242));
+        assertEquals(null, parse("").report(4242));
+        Files.delete(dir);
+    }
+
+    @Test
     void defaults() throws Exception {
         Options o = parse("");
         assertEquals(HwType.CORE, o.policy().splitAt());
