@@ -11,13 +11,15 @@ import java.util.Set;
  * Strict {@code --name value} parsing for one command: every option must be known, given once,
  * and have a value unless it is a flag. Commands that take operands (such as {@code partition
  * WEIGHT...}) may allow positional arguments: words that do not start with {@code --}, kept in
- * order. Anything else is a {@link UsageException}.
+ * order. Options named repeatable may be given any number of times ({@link #all}). Anything else
+ * is a {@link UsageException}.
  */
 final class Args {
 
     private final String command;
     private final Map<String, String> values = new LinkedHashMap<>();
     private final List<String> positional = new java.util.ArrayList<>();
+    private final Map<String, List<String>> repeated = new LinkedHashMap<>();
 
     private Args(String command) {
         this.command = command;
@@ -29,6 +31,11 @@ final class Args {
 
     /** @param positional whether words not starting with {@code --} are operands rather than errors */
     static Args parse(String command, List<String> args, Set<String> options, Set<String> flags, boolean positional) {
+        return parse(command, args, options, flags, positional, Set.of());
+    }
+
+    /** @param repeatable options (among {@code options}) that may be given more than once */
+    static Args parse(String command, List<String> args, Set<String> options, Set<String> flags, boolean positional, Set<String> repeatable) {
         Args a = new Args(command);
         for (int i = 0; i < args.size(); i++) {
             String arg = args.get(i);
@@ -54,7 +61,12 @@ final class Args {
                 throw new UsageException(command + ": unknown argument '" + arg + "' (allowed: "
                         + String.join(", ", options) + (flags.isEmpty() ? "" : ", " + String.join(", ", flags)) + ")");
             }
-            if (a.values.put(name, value) != null) throw new UsageException(command + ": " + name + " given twice");
+            if (repeatable.contains(name)) {
+                a.repeated.computeIfAbsent(name, k -> new java.util.ArrayList<>()).add(value);
+                a.values.put(name, value);
+            } else if (a.values.put(name, value) != null) {
+                throw new UsageException(command + ": " + name + " given twice");
+            }
         }
         return a;
     }
@@ -62,6 +74,11 @@ final class Args {
     /** The operands, in order (empty unless the command allows them). */
     List<String> positional() {
         return List.copyOf(positional);
+    }
+
+    /** Every value of a repeatable option, in order. */
+    List<String> all(String name) {
+        return List.copyOf(repeated.getOrDefault(name, List.of()));
     }
 
     String get(String name) {

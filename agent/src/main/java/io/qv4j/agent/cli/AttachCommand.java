@@ -37,7 +37,7 @@ final class AttachCommand {
         long pid = StatusCommand.pids("attach", ops.subList(0, 1)).get(0);
         String options = ops.size() > 1 ? ops.get(1) : "";
         long wait = args.has("--wait") ? args.positiveInt("--wait") : DEFAULT_WAIT_MILLIS;
-        String jar = jar();
+        String jar = jar("attach");
         VirtualMachine vm;
         try {
             vm = Targets.attach(pid);
@@ -158,16 +158,16 @@ final class AttachCommand {
         }
     }
 
-    /** This jar, the agent to load: {@code java -jar} makes it the class path. */
-    static String jar() {
+    /** This jar, the agent to load: {@code java -jar} makes it the class path; {@code command} names the command in errors. */
+    static String jar(String command) {
         String cp = System.getProperty("java.class.path", "");
         if (cp.endsWith(".jar") && !cp.contains(java.io.File.pathSeparator) && Files.isRegularFile(Path.of(cp))) return Path.of(cp).toAbsolutePath().toString();
         try {
             Path p = Path.of(AttachCommand.class.getProtectionDomain().getCodeSource().getLocation().toURI());
-            if (!Files.isRegularFile(p)) throw new UsageException("attach: run from the agent jar (java -jar qv-agent.jar attach ...), not from " + p);
+            if (!Files.isRegularFile(p)) throw new UsageException(command + ": run from the agent jar (java -jar qv-agent.jar " + command + " ...), not from " + p);
             return p.toString();
         } catch (java.net.URISyntaxException | SecurityException | NullPointerException e) {
-            throw new UsageException("attach: cannot tell where the agent jar is (" + e + ")");
+            throw new UsageException(command + ": cannot tell where the agent jar is (" + e + ")");
         }
     }
 }

@@ -514,10 +514,15 @@ final class StatusWatch {
             Runtime.getRuntime().addShutdownHook(restore);
         }
 
-        /** Whether standard output is a terminal: {@code /proc/self/fd/1} leads to a tty or pts device. */
+        /** Whether standard output is a terminal. */
         static boolean isTerminal() {
+            return isTerminal(1);
+        }
+
+        /** Whether the file descriptor {@code fd} is a terminal: {@code /proc/self/fd/FD} leads to a tty or pts device. */
+        static boolean isTerminal(int fd) {
             try {
-                String target = Files.readSymbolicLink(Path.of("/proc/self/fd/1")).toString();
+                String target = Files.readSymbolicLink(Path.of("/proc/self/fd/" + fd)).toString();
                 return target.startsWith("/dev/pts/") || target.startsWith("/dev/tty");
             } catch (IOException | RuntimeException e) {
                 return false;
