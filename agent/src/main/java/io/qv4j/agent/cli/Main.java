@@ -33,6 +33,10 @@ public final class Main {
             "        what the agent in each running JVM of yours placed, and each worker's mask in the kernel now",
             "  attach PID [key=value,...] [--wait MILLIS] [--format text|json]",
             "        loads the agent into a running JVM with these options and prints what it placed",
+            "  compare [--runs N] [--options 'k=v,...']... [--metric NAME=REGEX[:higher|:lower]]...",
+            "          [--timeout S] [--format text|json|svg] -- COMMAND [ARGS...]",
+            "        runs COMMAND without the agent, with its defaults and with each --options, in",
+            "        alternating rounds, and says for each arm and figure: better, worse or not resolved",
             "  help  this text",
             "",
             "COMMAND --help: its options and an example. --version: the version.",
@@ -87,6 +91,25 @@ public final class Main {
                     "  --wait MILLIS    how long to wait for placement before printing (default " + AttachCommand.DEFAULT_WAIT_MILLIS + ")",
                     "  --format F       text (default) or json",
                     "example: java -jar qv-agent.jar attach 4242 split-at=numa,verbose=true"),
+            "compare", String.join("\n",
+                    "usage: java -jar qv-agent.jar compare [OPTIONS] -- COMMAND [ARGS...]",
+                    "  runs COMMAND (any command line that starts JVMs: java -jar app.jar, a script, mvn exec:java) in arms:",
+                    "  no agent, the agent's defaults, and one per --options; the agent reaches every JVM it starts through",
+                    "  JAVA_TOOL_OPTIONS (yours kept), each run with claims and reports of its own. One warm-up round, not",
+                    "  counted, then N rounds of every arm once, the order rotated and reversed between rounds.",
+                    "  Per run: wall time, CPU time of the process tree, exit status, metrics, threads the agent pinned.",
+                    "  Per arm and figure against no agent: median, min, max, ratio of medians and a verdict: better or",
+                    "  worse when " + CompareStats.MIN_RUNS + "+ runs each and the ranges do not overlap, else not resolved.",
+                    "  A run that exits non-zero or times out is listed and left out. Ctrl-C prints what ran so far.",
+                    "  --runs N         counted rounds after the warm-up (default " + CompareCommand.DEFAULT_RUNS + "; a verdict needs " + CompareStats.MIN_RUNS + " or more)",
+                    "  --options S      an arm with these agent options ('k=v,...'); repeatable",
+                    "  --metric M       NAME=REGEX[:higher|:lower]: the number in the last line of the output REGEX finds",
+                    "                   (its group 1, else the whole match); higher is better unless :lower; repeatable",
+                    "  --timeout S      kill a run (its whole process tree) after S seconds (default: no limit)",
+                    "  --format F       text (default), json (every run too), or svg (the arms' runs side by side)",
+                    "  --from FILE      print a result saved with --format json again, in --format",
+                    "  progress goes to stderr on a terminal only; nothing but the result goes to stdout",
+                    "example: java -jar qv-agent.jar compare --runs 5 --options split-at=l3 --metric 'ops=([0-9.]+) ops/s' -- java -jar app.jar"),
             "help", USAGE);
 
     private Main() {
@@ -108,7 +131,11 @@ public final class Main {
     /** Runs a command; returns the exit code (0 ok, 2 bad input). */
     static int run(String[] argv, PrintStream out, PrintStream err) {
         List<String> args = new java.util.ArrayList<>(Arrays.asList(argv));
-        boolean debug = args.remove("--debug");
+        // what follows "--" is compare's COMMAND: its --debug and --help are not ours
+        int dash = args.indexOf("--");
+        List<String> own = dash < 0 ? args : args.subList(0, dash);
+        boolean debug = own.remove("--debug");
+        boolean help = own.contains("--help") || own.contains("-h");
         if (args.isEmpty()) {
             err.println(USAGE);
             return 2;
@@ -118,7 +145,7 @@ public final class Main {
             out.println("qv4j " + version());
             return 0;
         }
-        if ((args.contains("--help") || args.contains("-h")) && HELP.containsKey(command)) {
+        if (help && HELP.containsKey(command)) {
             out.println(HELP.get(command));
             return 0;
         }
@@ -130,8 +157,9 @@ public final class Main {
                 case "partition" -> PartitionCommand.run(args, out);
                 case "status" -> code = StatusCommand.run(args, out, err);
                 case "attach" -> code = AttachCommand.run(args, out, err);
+                case "compare" -> code = CompareCommand.run(args, out, err);
                 case "help", "--help", "-h" -> out.println(USAGE);
-                default -> throw new UsageException("unknown command '" + command + "' (commands: topology, plan, partition, status, attach, help, --version)");
+                default -> throw new UsageException("unknown command '" + command + "' (commands: topology, plan, partition, status, attach, compare, help, --version)");
             }
             out.flush();
             err.flush();

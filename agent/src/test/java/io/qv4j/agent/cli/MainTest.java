@@ -40,7 +40,7 @@ class MainTest {
 
     @Test
     void everyCommandsHelpGivesItsOptionsAndAnExampleAndEndsZero() {
-        for (String c : new String[] {"topology", "plan", "partition", "status", "attach"}) {
+        for (String c : new String[] {"topology", "plan", "partition", "status", "attach", "compare"}) {
             for (String flag : new String[] {"--help", "-h"}) {
                 Run r = run(c, flag);
                 assertEquals(0, r.code(), c + " " + flag + ": " + r.err());
