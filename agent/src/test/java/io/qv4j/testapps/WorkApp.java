@@ -1,0 +1,56 @@
+package io.qv4j.testapps;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+/**
+ * A fixed pool of {@code args[0]} workers sharing a fixed amount of arithmetic ({@code args[1]}
+ * million steps per worker) in small tasks, each followed by a 3 ms wait (as for I/O), for the
+ * compare tests: a pool busy most of the time, not all of it, as a service's is. Unlike
+ * {@link SpinApp}, two workers squeezed onto one PU take far longer, and a worker held up leaves
+ * its share to the rest. As a benchmark does, it measures a steady state: the arithmetic is
+ * compiled first and the agent's start-up is over (300 ms) before the timed work begins. Prints
+ * {@code work millis=M}, {@code rate=R} (million steps per second, all workers) and
+ * {@code cpu LABEL ms=C}, this JVM's own CPU time, with {@code args[2]} as the label (default
+ * {@code app}).
+ */
+public final class WorkApp {
+
+    private static final int TASKS_PER_WORKER = 50;
+
+    public static void main(String[] args) throws Exception {
+        int n = Integer.parseInt(args[0]);
+        long steps = Long.parseLong(args[1]) * 1_000_000L;
+        String label = args.length > 2 ? args[2] : "app";
+        long warm = 0;
+        for (int i = 0; i < 20_000; i++) warm += work(2_000);
+        Thread.sleep(300);
+        ExecutorService pool = Executors.newFixedThreadPool(n);
+        long t0 = System.nanoTime();
+        List<Future<Long>> done = new ArrayList<>();
+        for (int i = 0; i < TASKS_PER_WORKER * n; i++) {
+            done.add(pool.submit(() -> {
+                long x = work(steps / TASKS_PER_WORKER);
+                Thread.sleep(3);
+                return x;
+            }));
+        }
+        long sum = warm;
+        for (Future<Long> f : done) sum += f.get();
+        long millis = Math.max(1, (System.nanoTime() - t0) / 1_000_000);
+        pool.shutdown();
+        System.out.println("work millis=" + millis + (sum == 42 ? "!" : ""));
+        System.out.println("rate=" + (n * steps / 1000.0 / millis));
+        long cpu = ProcessHandle.current().info().totalCpuDuration().map(d -> d.toMillis()).orElse(-1L);
+        System.out.println("cpu " + label + " ms=" + cpu);
+    }
+
+    private static long work(long steps) {
+        long x = 1;
+        for (long k = 0; k < steps; k++) x = x * 6364136223846793005L + 1442695040888963407L;
+        return x;
+    }
+}
