@@ -8,10 +8,10 @@ import java.util.concurrent.Future;
 
 /**
  * A fixed pool of {@code args[0]} workers sharing a fixed amount of arithmetic ({@code args[1]}
- * million steps per worker) in small tasks, each followed by a 3 ms wait (as for I/O), for the
- * compare tests: a pool busy most of the time, not all of it, as a service's is. Unlike
- * {@link SpinApp}, two workers squeezed onto one PU take far longer, and a worker held up leaves
- * its share to the rest. As a benchmark does, it measures a steady state: the arithmetic is
+ * million steps per worker) in small tasks, for the compare tests: unlike {@link SpinApp}, two
+ * workers squeezed onto one PU take twice as long, and a worker held up leaves its share to the
+ * rest, as in a real pool. The steps mix shifts into the multiply, so that no JIT folds the loop
+ * away. As a benchmark does, it measures a steady state: the arithmetic is
  * compiled first and the agent's start-up is over (300 ms) before the timed work begins. Prints
  * {@code work millis=M}, {@code rate=R} (million steps per second, all workers) and
  * {@code cpu LABEL ms=C}, this JVM's own CPU time, with {@code args[2]} as the label (default
@@ -31,13 +31,7 @@ public final class WorkApp {
         ExecutorService pool = Executors.newFixedThreadPool(n);
         long t0 = System.nanoTime();
         List<Future<Long>> done = new ArrayList<>();
-        for (int i = 0; i < TASKS_PER_WORKER * n; i++) {
-            done.add(pool.submit(() -> {
-                long x = work(steps / TASKS_PER_WORKER);
-                Thread.sleep(3);
-                return x;
-            }));
-        }
+        for (int i = 0; i < TASKS_PER_WORKER * n; i++) done.add(pool.submit(() -> work(steps / TASKS_PER_WORKER)));
         long sum = warm;
         for (Future<Long> f : done) sum += f.get();
         long millis = Math.max(1, (System.nanoTime() - t0) / 1_000_000);
@@ -50,7 +44,7 @@ public final class WorkApp {
 
     private static long work(long steps) {
         long x = 1;
-        for (long k = 0; k < steps; k++) x = x * 6364136223846793005L + 1442695040888963407L;
+        for (long k = 0; k < steps; k++) x = (x ^ (x >>> 29)) * 6364136223846793005L + k;
         return x;
     }
 }

@@ -42,7 +42,7 @@ final class CompareSvg {
                 .append(".better{fill:#2a2}.worse{fill:#c22}.unresolved{fill:#777}</style>\n");
         sb.append("<rect class=\"bg\" x=\"0\" y=\"0\" width=\"").append(width).append("\" height=\"").append(height).append("\"/>\n");
         text(sb, PAD, PAD + 11, caption.length() > 120 ? caption.substring(0, 117) + "..." : caption, "n");
-        text(sb, PAD, PAD + 11 + LINE, c.arms().size() + " arms, " + c.rounds() + " rounds after a warm-up" + (c.interrupted() ? ", interrupted" : "")
+        text(sb, PAD, PAD + 11 + LINE, c.arms().size() + " arms, " + c.rounds() + (c.rounds() == 1 ? " round" : " rounds") + " after a warm-up" + (c.interrupted() ? ", interrupted" : "")
                 + "; dots: runs, bar: range, tick: median, dashed: the no-agent median", null);
         for (int i = 0; i < figures.size(); i++) panel(sb, c, figures.get(i), PAD + i * (panelW + PAD), header, panelW);
         int ly = header + panelH + LINE;

@@ -118,16 +118,11 @@ record Comparison(List<String> command, List<Arm> arms, List<Metric> metrics, in
         return out;
     }
 
-    /** The rounds begun: the warm-up is round 0. */
-    int roundsRun() {
-        return runs.stream().mapToInt(Run::round).max().orElse(-1) + 1;
-    }
-
     String text() {
         StringBuilder sb = new StringBuilder();
         sb.append("compare: ").append(String.join(" ", command)).append('\n');
-        sb.append(arms.size()).append(" arms, ").append(rounds).append(" rounds after a warm-up, order alternating");
-        if (interrupted) sb.append("; interrupted in ").append(roundsRun() <= 1 ? "the warm-up" : "round " + (roundsRun() - 1)).append(": what ran before");
+        sb.append(arms.size()).append(" arms, ").append(rounds).append(rounds == 1 ? " round" : " rounds").append(" after a warm-up, order alternating");
+        if (interrupted) sb.append("; interrupted after ").append(runs.size()).append(" of ").append((rounds + 1) * arms.size()).append(" runs (the warm-up's included)");
         sb.append('\n');
         int width = "counted runs".length();
         for (Arm a : arms) width = Math.max(width, a.name().length() + 2);
