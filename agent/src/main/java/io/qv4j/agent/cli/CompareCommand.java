@@ -189,7 +189,6 @@ final class CompareCommand {
                     }
                     if (round == 0) unprintedAfterWarmUp();
                 }
-                if (progress) err.print("\r\033[K");
                 List<String> missing = unprinted(metrics, runs);
                 if (!missing.isEmpty()) throw new UsageException("compare: " + never(missing) + " in any of " + runs.size() + " runs");
                 synchronized (lock) {

@@ -72,7 +72,7 @@ final class CompareRun {
         }
         int exit = p.exitValue();
         Double cpu = Files.exists(times) ? childrenSeconds(Files.readString(times)) : null;
-        List<Long> pinned = arm.options() == null ? null : pinned(dir.resolve("reports"));
+        List<Long> pinned = arm.options() == null || has(arm.options(), "report") ? null : pinned(dir.resolve("reports"));
         if (exit != 0) return new Comparison.Run(round, armIndex, "exit", exit, wall, cpu, Map.of(), pinned, tail(err));
         Map<String, Double> values = new LinkedHashMap<>();
         for (Comparison.Metric m : metrics) {
@@ -155,7 +155,7 @@ final class CompareRun {
         }
     }
 
-    /** Per report file (one per JVM, by pid), the threads the agent bound. */
+    /** Per report file (one per JVM, by pid; the agent writes each atomically), the threads the agent bound. */
     static List<Long> pinned(Path reports) throws IOException {
         List<Path> files;
         try (Stream<Path> s = Files.list(reports)) {
