@@ -15,7 +15,7 @@ import java.util.Set;
  * mask the change left as it was would go on answering the old scope's processor count. Two looks
  * find it: a starting worker whose inherited mask differs from the JVM scope (a hint only: a
  * worker made by a pinned worker differs too), and the {@code qv-allowed} thread every
- * {@link #LOOK_MILLIS}, started by the first pin. The process's own mask is read; when it no
+ * {@link #LOOK_MILLIS} from the first pin on. The process's own mask is read; when it no
  * longer holds the JVM scope and every thread qv4j did not place is inside it (the whole process
  * was narrowed, not one thread the application bound), every pool is planned again inside it and
  * every worker binds again at its next task. After such a narrowing, a process widened again gets
@@ -39,15 +39,38 @@ final class AllowedSet implements Runnable {
         this.granted = granted;
     }
 
-    /** Starts the {@code qv-allowed} thread for a JVM granted {@code granted} at start. */
-    static void watch(Placer placer, CpuSet granted) {
-        new AgentThread("qv-allowed", new AllowedSet(placer, granted)).start();
+    private final Object idle = new Object();
+    private volatile boolean watching;
+
+    /**
+     * Starts the {@code qv-allowed} thread for a JVM granted {@code granted} at start. Started by
+     * the start-up thread, not by a pinned worker, whose mask it would inherit; it parks until
+     * {@link #wake}.
+     */
+    static AllowedSet start(Placer placer, CpuSet granted) {
+        AllowedSet a = new AllowedSet(placer, granted);
+        new AgentThread("qv-allowed", a).start();
+        return a;
+    }
+
+    /** A worker was pinned: looking begins. */
+    void wake() {
+        if (watching) return;
+        synchronized (idle) {
+            watching = true;
+            idle.notifyAll();
+        }
     }
 
     @Override
     public void run() {
         while (true) {
             try {
+                if (!watching) {
+                    synchronized (idle) {
+                        while (!watching) idle.wait();
+                    }
+                }
                 Thread.sleep(LOOK_MILLIS);
                 look();
             } catch (InterruptedException e) {

@@ -38,7 +38,8 @@ public final class Placer {
     private volatile Annotated annotated = Annotated.NONE;
     private volatile PlacementEvents events = PlacementEvents.NONE;
     private volatile Neighbours neighbours;
-    private boolean allowedWatched; // guarded by this
+    /** The {@code qv-allowed} thread's watch ({@link AllowedSet}), from the first live environment on. */
+    private volatile AllowedSet allowed;
 
     public Placer(Options options, Rules rules, long waitMillis) {
         this.options = options;
@@ -76,6 +77,9 @@ public final class Placer {
     /** The environment is known: placement may begin. Threads pinned from now on answer the processor count of its JVM scope. */
     public void ready(Env e) {
         if (e.live() && e.jvm() != null) e.binder().jvmScope(e.jvm());
+        if (allowed == null && e.live() && e.topology() != null && e.binder().binds()) {
+            allowed = AllowedSet.start(this, e.node() != null ? e.node().jvm() : e.jvm());
+        }
         env = e;
         ready.countDown();
     }
@@ -261,7 +265,8 @@ public final class Placer {
         w.bound = e.binder().bind(c);
         if (w.pool.grows) groups.bindAgainIfMoved(w, c, e);
         if (w.bound) {
-            if (!boundAny) watchAllowedSet(e);
+            AllowedSet a = allowed;
+            if (!boundAny && a != null) a.wake();
             boundAny = true;
             Neighbours n = neighbours;
             if (n != null) n.wake();
@@ -273,13 +278,6 @@ public final class Placer {
             String slot = w.slot >= 0 ? (w.slot + "/" + p.tasks) : (p.tasks < 0 ? "unbounded" : "extra/" + p.tasks);
             Log.debug("pool " + p.name + "[" + slot + "] thread \"" + w.name + "\" -> " + w.label + e.binder().outcome(w.bound));
         }
-    }
-
-    /** The first pin starts the {@code qv-allowed} thread ({@link AllowedSet}): a JVM that pins nothing has none. */
-    private synchronized void watchAllowedSet(Env e) {
-        if (allowedWatched || !e.live()) return;
-        allowedWatched = true;
-        AllowedSet.watch(this, e.node() != null ? e.node().jvm() : e.jvm());
     }
 
     /** Rebinds {@code t} on its own thread if a rebalance moved it; true if it had moved. */
