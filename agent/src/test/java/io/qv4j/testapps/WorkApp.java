@@ -12,7 +12,8 @@ import java.util.concurrent.Future;
  * workers squeezed onto one PU take twice as long, and a worker held up leaves its share to the
  * rest, as in a real pool. The steps mix shifts into the multiply, so that no JIT folds the loop
  * away. As a benchmark does, it measures a steady state: the arithmetic is
- * compiled first and the agent's start-up is over (300 ms) before the timed work begins. Prints
+ * compiled first, the agent's start-up is over (300 ms) and the pool's workers have started (and
+ * been placed) before the timed work begins. Prints
  * {@code work millis=M}, {@code rate=R} (million steps per second, all workers) and
  * {@code cpu LABEL ms=C}, this JVM's own CPU time, with {@code args[2]} as the label (default
  * {@code app}).
@@ -29,6 +30,10 @@ public final class WorkApp {
         for (int i = 0; i < 20_000; i++) warm += work(2_000);
         Thread.sleep(300);
         ExecutorService pool = Executors.newFixedThreadPool(n);
+        // the workers started (and placed: the pool's plan, ~10 ms for a first pool) before the clock starts
+        List<Future<Long>> started = new ArrayList<>();
+        for (int i = 0; i < n; i++) started.add(pool.submit(() -> work(1_000)));
+        for (Future<Long> f : started) warm += f.get();
         long t0 = System.nanoTime();
         List<Future<Long>> done = new ArrayList<>();
         for (int i = 0; i < TASKS_PER_WORKER * n; i++) done.add(pool.submit(() -> work(steps / TASKS_PER_WORKER)));

@@ -15,6 +15,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -67,7 +68,8 @@ class CompareIT {
                     "--", java(), "-cp", classes(), APP, "2", "150");
             result = json(first);
             Map<?, ?> r = result;
-            if (List.of("wall", "rate", "millis").stream().allMatch(f -> "worse".equals(line(r, f, 2).get("verdict")))) break;
+            if (List.of("wall", "rate", "millis").stream().allMatch(f -> "worse".equals(line(r, f, 2).get("verdict")))
+                    && List.of("rate", "millis").stream().noneMatch(f -> "worse".equals(line(r, f, 1).get("verdict")))) break;
         }
         assertEquals(List.of("no agent", "defaults", SQUEEZED), list(result.get("arms")).stream().map(a -> ((Map<?, ?>) a).get("name")).toList());
         assertEquals(12, list(result.get("runs")).size(), "a warm-up and 3 rounds of 3 arms");
@@ -103,10 +105,12 @@ class CompareIT {
         assertEquals("worse", line(result, "wall", 2).get("verdict"), text.stdout());
         assertEquals("worse", line(result, "rate", 2).get("verdict"), "higher is better, and it went down: " + text.stdout());
         assertEquals("worse", line(result, "millis", 2).get("verdict"), "lower is better, and it went up: " + text.stdout());
-        // The defaults arm is not asserted "not worse": on this 2-PU VM it costs the agent's start-up
-        // (about 0.1 s of wall and CPU time per JVM) and a few per cent of a saturated pool's
-        // throughput, and it reacts to other JVMs' claims and load on a shared machine: whether it
-        // is worse is the machine's answer, which compare exists to give, not a constant.
+        // The defaults arm is not worse at the work itself (the pool's workers start, and are placed,
+        // before the app's clock): rate and millis. Its wall and CPU time are not asserted: they hold
+        // the agent's start-up, about 0.05 s of wall and 0.07 s of CPU per JVM here (docs/measurements.md).
+        for (String figure : List.of("rate", "millis")) {
+            assertNotEquals("worse", line(result, figure, 1).get("verdict"), "the defaults arm's " + figure + ": " + text.stdout());
+        }
     }
 
     /** A number as the text prints it, as a regex. */
