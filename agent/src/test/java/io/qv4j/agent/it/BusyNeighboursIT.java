@@ -35,8 +35,12 @@ class BusyNeighboursIT {
 
     /** How soon a worker must be off a PU a neighbour came to, or apart from another JVM's worker. */
     static final long WITHIN_MILLIS = 2000;
-    /** How soon a worker planned beside a neighbour busy before the JVM started must be off its PU. */
-    static final long FIRST_LOOK_MILLIS = 1000;
+    /**
+     * How soon a worker planned beside a neighbour busy before the JVM started must be off its PU:
+     * the watcher's first look (250-450 ms after the pin) or, where the JVM's own start-up or a
+     * build on the machine still kept the other PU busy then, one of the next two.
+     */
+    static final long FIRST_LOOK_MILLIS = 2000;
 
     @TempDir
     Path dir;
@@ -142,8 +146,8 @@ class BusyNeighboursIT {
 
     /**
      * Planned off the neighbour's PU from the load seen since the agent started; where that window
-     * (a few tens of milliseconds for an app this small) misjudged, the watcher's first look, 250-450 ms
-     * after the worker is pinned, moves it: so within {@link #FIRST_LOOK_MILLIS}, and it stays.
+     * (a few tens of milliseconds for an app this small) misjudged, the watcher moves it at its first
+     * look, 250-450 ms after the worker is pinned, or a period later: within {@link #FIRST_LOOK_MILLIS}, and it stays.
      */
     @Test
     void aNeighbourBusyBeforeStartKeepsAPoolOfOneOffItsPu() throws Exception {
@@ -154,7 +158,7 @@ class BusyNeighboursIT {
                 Process n = neighbour(busy);
                 try {
                     Thread.sleep(300);
-                    Spin s = spin(java, dir.resolve("before-" + busy + "-" + java.hashCode()), 1, 3000);
+                    Spin s = spin(java, dir.resolve("before-" + busy + "-" + java.hashCode()), 1, 4000);
                     CpuSet w = s.only();
                     long t0 = System.nanoTime();
                     while (System.nanoTime() - t0 < FIRST_LOOK_MILLIS * 1_000_000L && (w.cardinality() != 1 || w.contains(busy))) {
