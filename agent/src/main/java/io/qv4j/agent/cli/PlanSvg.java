@@ -232,7 +232,8 @@ final class PlanSvg {
                 .append("\" width=\"").append(w).append("\" height=\"").append(h).append("\"/>");
     }
 
-    private static void text(StringBuilder sb, int x, int y, String s, String cls) {
+    /** A {@code <text>} element, its content escaped; nothing for an empty string. */
+    static void text(StringBuilder sb, int x, int y, String s, String cls) {
         if (s == null || s.isEmpty()) return;
         sb.append("<text x=\"").append(x).append("\" y=\"").append(y).append('"');
         if (cls != null) sb.append(" class=\"").append(cls).append('"');

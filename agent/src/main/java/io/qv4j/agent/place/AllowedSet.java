@@ -7,6 +7,7 @@ import io.qv4j.topology.CpuSet;
 
 import java.util.HashSet;
 import java.util.Set;
+import java.util.concurrent.CountDownLatch;
 
 /**
  * The process's allowed set can change while the JVM runs ({@code taskset -a -p MASK PID}, a
@@ -33,14 +34,13 @@ final class AllowedSet implements Runnable {
     /** The scope at the last look, and the count the JVM answered for it (0 before the first). */
     private CpuSet scope;
     private int count;
+    /** Opened by the first pin: looking begins. */
+    private final CountDownLatch pinned = new CountDownLatch(1);
 
     private AllowedSet(Placer placer, CpuSet granted) {
         this.placer = placer;
         this.granted = granted;
     }
-
-    private final Object idle = new Object();
-    private volatile boolean watching;
 
     /**
      * Starts the {@code qv-allowed} thread for a JVM granted {@code granted} at start. Started by
@@ -55,22 +55,14 @@ final class AllowedSet implements Runnable {
 
     /** A worker was pinned: looking begins. */
     void wake() {
-        if (watching) return;
-        synchronized (idle) {
-            watching = true;
-            idle.notifyAll();
-        }
+        pinned.countDown();
     }
 
     @Override
     public void run() {
         while (true) {
             try {
-                if (!watching) {
-                    synchronized (idle) {
-                        while (!watching) idle.wait();
-                    }
-                }
+                pinned.await();
                 Thread.sleep(LOOK_MILLIS);
                 look();
             } catch (InterruptedException e) {
