@@ -5,6 +5,8 @@ package io.qv4j.topology;
  * The message names the input and what is wrong, in one line, for the user.
  */
 public class TopologyException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
 
     public TopologyException(String message) {
         super(message);

@@ -87,6 +87,8 @@ public final class NativeAffinity implements Binder {
 
         /** The door could not be made here; the library has not been loaded. */
         final class Closed extends Exception {
+            private static final long serialVersionUID = 1L;
+
             public Closed(String why, Throwable cause) {
                 super(why, cause);
             }

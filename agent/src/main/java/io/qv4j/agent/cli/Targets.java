@@ -22,6 +22,8 @@ final class Targets {
 
     /** Why a PID cannot be read: one line for the user. */
     static final class Refusal extends Exception {
+        private static final long serialVersionUID = 1L;
+
         Refusal(String message) {
             super(message);
         }

@@ -5,6 +5,8 @@ package io.qv4j.agent.config;
  * {@link #strict()} says whether the sources asked for {@code strict=true} (the JVM stops).
  */
 public final class OptionException extends Exception {
+    private static final long serialVersionUID = 1L;
+
 
     private final boolean strict;
 
