@@ -40,18 +40,42 @@ public final class Jvm {
         return jar.toAbsolutePath(); // absolute: some tests start the JVM in another directory
     }
 
-    /** The {@code java} executables to test with: the running JDK, plus any JDK 25 under /usr/lib/jvm. */
+    /**
+     * The {@code java} executables to test with: the running JDK, then one JDK of another feature
+     * release under /usr/lib/jvm, where there is one: JDK 25 beside the default 17, or 17 when the
+     * suite itself runs on 25.
+     */
     public static List<Path> javas() throws IOException {
         List<Path> out = new ArrayList<>();
         out.add(Path.of(System.getProperty("java.home"), "bin", "java"));
+        int running = Runtime.version().feature();
         Path jvms = Path.of("/usr/lib/jvm");
         if (Files.isDirectory(jvms)) {
+            List<Path> others = new ArrayList<>();
             try (Stream<Path> s = Files.list(jvms)) {
-                s.filter(p -> p.getFileName().toString().contains("25"))
-                        .map(p -> p.resolve("bin/java")).filter(Files::isExecutable).sorted().limit(1).forEach(out::add);
+                s.filter(p -> !Files.isSymbolicLink(p) && Files.isExecutable(p.resolve("bin/java")))
+                        .filter(p -> feature(p) > 0 && feature(p) != running).sorted().forEach(others::add);
             }
+            others.sort((a, b) -> Boolean.compare(feature(b) == 25, feature(a) == 25)); // 25 first, else the lowest name
+            if (!others.isEmpty()) out.add(others.get(0).resolve("bin/java"));
         }
         return out;
+    }
+
+    /** The feature release of the JDK at {@code home} (its {@code release} file), or -1. */
+    public static int feature(Path home) {
+        try {
+            for (String line : Files.readAllLines(home.resolve("release"))) {
+                if (!line.startsWith("JAVA_VERSION=\"")) continue;
+                String v = line.substring("JAVA_VERSION=\"".length());
+                int end = 0;
+                while (end < v.length() && Character.isDigit(v.charAt(end))) end++;
+                return end == 0 ? -1 : Integer.parseInt(v.substring(0, end));
+            }
+        } catch (IOException | RuntimeException unreadable) {
+            // not a JDK this can use
+        }
+        return -1;
     }
 
     /** Runs a command; fails the test if it does not end within the timeout. */
