@@ -15,7 +15,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -304,20 +304,12 @@ class BusyNeighboursIT {
 
     /** {@code n} JVMs, each alone in its directory, started at once, one worker each spinning {@code millis} ms. */
     private List<Spin> together(Path java, String name, int n, long millis) throws Exception {
-        List<CompletableFuture<Spin>> starting = new ArrayList<>();
+        List<Callable<Spin>> starting = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             Path home = dir.resolve(name + "-" + i + "-" + java.hashCode());
-            starting.add(CompletableFuture.supplyAsync(() -> {
-                try {
-                    return spin(java, home, 1, millis);
-                } catch (Exception e) {
-                    throw new IllegalStateException(e);
-                }
-            }));
+            starting.add(() -> spin(java, home, 1, millis));
         }
-        List<Spin> out = new ArrayList<>();
-        for (var f : starting) out.add(f.get(60, TimeUnit.SECONDS));
-        return out;
+        return Jvm.atOnce(starting);
     }
 
     /** Within {@link #WITHIN_MILLIS}, each of the two JVMs' workers is pinned to one PU, not the same. */

@@ -14,6 +14,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiFunction;
 import java.util.jar.JarEntry;
@@ -76,6 +80,22 @@ public final class Jvm {
             // not a JDK this can use
         }
         return -1;
+    }
+
+    /**
+     * Runs {@code tasks} at once, each on a thread of its own, and returns their results in order.
+     * Not {@code CompletableFuture.supplyAsync}: its pool may have one thread (JDK 25 on 2 PUs),
+     * which runs blocking tasks one after the other.
+     */
+    public static <T> List<T> atOnce(List<Callable<T>> tasks) throws Exception {
+        ExecutorService ex = Executors.newFixedThreadPool(tasks.size());
+        try {
+            List<T> out = new ArrayList<>();
+            for (Future<T> f : ex.invokeAll(tasks)) out.add(f.get());
+            return out;
+        } finally {
+            ex.shutdownNow();
+        }
     }
 
     /** Runs a command; fails the test if it does not end within the timeout. */

@@ -8,7 +8,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -44,14 +43,13 @@ class NeighboursIT {
         List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-javaagent:" + Jvm.agentJar() + "=neighbours=off,claims-dir=" + claims.resolve("c"),
                 "-cp", "target/test-classes", "io.qv4j.testapps.HoldApp", "1500"));
-        CompletableFuture<Jvm.Result> a = CompletableFuture.supplyAsync(() -> run(cmd));
-        CompletableFuture<Jvm.Result> b = CompletableFuture.supplyAsync(() -> run(cmd));
-        CpuSet wa = worker(a.get());
-        CpuSet wb = worker(b.get());
-        assertEquals(1, wa.cardinality(), a.get().toString());
-        assertEquals(1, wb.cardinality(), b.get().toString());
+        List<Jvm.Result> two = Jvm.atOnce(List.of(() -> Jvm.run(cmd), () -> Jvm.run(cmd)));
+        CpuSet wa = worker(two.get(0));
+        CpuSet wb = worker(two.get(1));
+        assertEquals(1, wa.cardinality(), two.get(0).toString());
+        assertEquals(1, wb.cardinality(), two.get(1).toString());
         assertTrue(allowed().containsAll(wa.or(wb)));
-        assertFalse(wa.intersects(wb), "both workers on " + wa + ": " + a.get() + b.get());
+        assertFalse(wa.intersects(wb), "both workers on " + wa + ": " + two);
     }
 
     /** A pool of three workers per allowed PU, default options: no worker is pinned to a single PU; the report says why. */
@@ -70,13 +68,5 @@ class NeighboursIT {
         for (Object p : (List<Object>) a.report().get("pools")) said |= Boolean.TRUE.equals(((java.util.Map<String, Object>) p).get("oversubscribed"));
         assertTrue(said, a.report().toString());
         assertTrue(a.result().stderr().contains("would oversubscribe"), a.result().stderr());
-    }
-
-    private static Jvm.Result run(List<String> cmd) {
-        try {
-            return Jvm.run(cmd);
-        } catch (Exception e) {
-            throw new IllegalStateException(e);
-        }
     }
 }
