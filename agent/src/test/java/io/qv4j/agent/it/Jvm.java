@@ -66,6 +66,16 @@ public final class Jvm {
         return out;
     }
 
+    /** One of {@link #javas()} with virtual threads (JDK 21 or later), the newest; null where none is. */
+    public static Path withVirtualThreads() throws IOException {
+        Path best = null;
+        for (Path java : javas()) {
+            int f = feature(java.getParent().getParent());
+            if (f >= 21 && (best == null || f > feature(best.getParent().getParent()))) best = java;
+        }
+        return best;
+    }
+
     /** The feature release of the JDK at {@code home} (its {@code release} file), or -1. */
     public static int feature(Path home) {
         try {

@@ -116,9 +116,8 @@ class UnharmedIT {
     /** A fixed pool whose factory makes virtual threads is not a pool of workers: nothing is bound, no carrier pinned. */
     @Test
     void aPoolOfVirtualThreadsPinsNoCarrier() throws Exception {
-        List<Path> javas = Jvm.javas();
-        assumeTrue(javas.size() > 1, "needs a JDK 25");
-        Path java = javas.get(javas.size() - 1);
+        Path java = Jvm.withVirtualThreads();
+        assumeTrue(java != null, "needs a JDK with virtual threads (21 or later)");
         Jvm.App r = Jvm.app(java, List.of(), List.of(), "split-at=pu,color=spread,verbose=true", List.of("target/test-classes"), APP, Set.of("carrier"), "virtualpool");
         String out = r.result().toString();
         assertEquals(0, r.result().exitCode(), out);

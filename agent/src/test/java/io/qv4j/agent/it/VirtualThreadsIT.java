@@ -21,9 +21,8 @@ class VirtualThreadsIT {
 
     @Test
     void bindingOnAVirtualThreadNeverPinsACarrier() throws Exception {
-        List<Path> javas = Jvm.javas();
-        assumeTrue(javas.size() > 1, "needs a JDK 25");
-        Path java = javas.get(javas.size() - 1);
+        Path java = Jvm.withVirtualThreads();
+        assumeTrue(java != null, "needs a JDK with virtual threads (21 or later)");
         String api = Path.of(Placement.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
         Jvm.App r = Jvm.app(java, List.of(), List.of(), ThreadGroupsIT.ownClaims(), List.of("target/test-classes", api),
                 "io.qv4j.testapps.VirtualApp", Set.of("carrier"), "10000");
@@ -41,11 +40,10 @@ class VirtualThreadsIT {
 
     @Test
     void theCarriersOptionBindsEveryCarrierToTheChosenScope() throws Exception {
-        List<Path> javas = Jvm.javas();
-        assumeTrue(javas.size() > 1, "needs a JDK 25");
+        Path java = Jvm.withVirtualThreads();
+        assumeTrue(java != null, "needs a JDK with virtual threads (21 or later)");
         Allowed where = Allowed.unrestricted();
         assumeTrue(where.cores().size() >= 2, "needs two allowed cores, has " + where.allowed());
-        Path java = javas.get(javas.size() - 1);
         String api = Path.of(Placement.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
         Jvm.App r = Jvm.app(java, List.of(), List.of(), "carriers=core:1," + ThreadGroupsIT.ownClaims(), List.of("target/test-classes", api),
                 "io.qv4j.testapps.VirtualApp", Set.of("carrier"), "10000");
