@@ -7,7 +7,6 @@ package io.qv4j.topology;
 public class TopologyException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
-
     public TopologyException(String message) {
         super(message);
     }

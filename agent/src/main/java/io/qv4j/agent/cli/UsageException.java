@@ -4,7 +4,6 @@ package io.qv4j.agent.cli;
 final class UsageException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
-
     UsageException(String message) {
         super(message);
     }

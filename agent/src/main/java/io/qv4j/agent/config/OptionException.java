@@ -7,7 +7,6 @@ package io.qv4j.agent.config;
 public final class OptionException extends Exception {
     private static final long serialVersionUID = 1L;
 
-
     private final boolean strict;
 
     public OptionException(String message) {

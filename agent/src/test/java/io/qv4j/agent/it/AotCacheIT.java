@@ -25,15 +25,6 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  */
 class AotCacheIT {
 
-    /** The JDK 25 of {@link Jvm#javas()}, or null. */
-    private static Path jdk25() throws Exception {
-        for (Path java : Jvm.javas()) {
-            Jvm.Result v = Jvm.run(List.of(java.toString(), "-version"));
-            if (v.stderr().contains("version \"25")) return java;
-        }
-        return null;
-    }
-
     /** The AOT cache takes class paths of jars only. */
     private static Path appJar(Path dir) throws Exception {
         Path jar = dir.resolve("app.jar");
@@ -58,7 +49,7 @@ class AotCacheIT {
      * JVM crash, then a run from that cache; both results.
      */
     private static Jvm.Result[] trainThenRun(Path agent, Path dir) throws Exception {
-        Path java = jdk25();
+        Path java = Jvm.atLeast(25);
         assumeTrue(java != null, "a JDK 25 under /usr/lib/jvm");
         Path app = appJar(dir);
         Path aot = dir.resolve("app.aot");

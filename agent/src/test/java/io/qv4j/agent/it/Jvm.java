@@ -55,23 +55,33 @@ public final class Jvm {
         int running = Runtime.version().feature();
         Path jvms = Path.of("/usr/lib/jvm");
         if (Files.isDirectory(jvms)) {
-            List<Path> others = new ArrayList<>();
+            Path other = null;
+            int otherFeature = -1;
             try (Stream<Path> s = Files.list(jvms)) {
-                s.filter(p -> !Files.isSymbolicLink(p) && Files.isExecutable(p.resolve("bin/java")))
-                        .filter(p -> feature(p) > 0 && feature(p) != running).sorted().forEach(others::add);
+                for (Path home : s.sorted().toList()) {
+                    int f = Files.isSymbolicLink(home) || !Files.isExecutable(home.resolve("bin/java")) ? -1 : feature(home);
+                    // 25 first, else the first by name
+                    if (f > 0 && f != running && (other == null || f == 25 && otherFeature != 25)) {
+                        other = home;
+                        otherFeature = f;
+                    }
+                }
             }
-            others.sort((a, b) -> Boolean.compare(feature(b) == 25, feature(a) == 25)); // 25 first, else the lowest name
-            if (!others.isEmpty()) out.add(others.get(0).resolve("bin/java"));
+            if (other != null) out.add(other.resolve("bin/java"));
         }
         return out;
     }
 
-    /** One of {@link #javas()} with virtual threads (JDK 21 or later), the newest; null where none is. */
-    public static Path withVirtualThreads() throws IOException {
+    /** The newest of {@link #javas()} whose feature release is at least {@code feature}; null where none is. */
+    public static Path atLeast(int feature) throws IOException {
         Path best = null;
+        int bestFeature = -1;
         for (Path java : javas()) {
             int f = feature(java.getParent().getParent());
-            if (f >= 21 && (best == null || f > feature(best.getParent().getParent()))) best = java;
+            if (f >= feature && f > bestFeature) {
+                best = java;
+                bestFeature = f;
+            }
         }
         return best;
     }
@@ -95,13 +105,16 @@ public final class Jvm {
     /**
      * Runs {@code tasks} at once, each on a thread of its own, and returns their results in order.
      * Not {@code CompletableFuture.supplyAsync}: its pool may have one thread (JDK 25 on 2 PUs),
-     * which runs blocking tasks one after the other.
+     * which runs blocking tasks one after the other. Fails the test if they take over 3 minutes.
      */
     public static <T> List<T> atOnce(List<Callable<T>> tasks) throws Exception {
         ExecutorService ex = Executors.newFixedThreadPool(tasks.size());
         try {
             List<T> out = new ArrayList<>();
-            for (Future<T> f : ex.invokeAll(tasks)) out.add(f.get());
+            for (Future<T> f : ex.invokeAll(tasks, 180, TimeUnit.SECONDS)) {
+                if (f.isCancelled()) throw new AssertionError("not done within 180 s");
+                out.add(f.get());
+            }
             return out;
         } finally {
             ex.shutdownNow();

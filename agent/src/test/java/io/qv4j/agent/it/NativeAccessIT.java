@@ -10,7 +10,6 @@ import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
@@ -29,10 +28,9 @@ class NativeAccessIT {
 
     /** A JDK 24 or later under /usr/lib/jvm; the test is skipped without one. */
     static Path newJdk() throws Exception {
-        List<Path> javas = new ArrayList<>(Jvm.javas());
-        javas.removeIf(j -> j.toString().contains("17"));
-        assumeTrue(!javas.isEmpty(), "a JDK 25 under /usr/lib/jvm");
-        return javas.get(0);
+        Path java = Jvm.atLeast(24);
+        assumeTrue(java != null, "a JDK 24 or later under /usr/lib/jvm");
+        return java;
     }
 
     /** The JVM's warning lines (the agent's own lines start with qv:). */

@@ -116,7 +116,7 @@ class UnharmedIT {
     /** A fixed pool whose factory makes virtual threads is not a pool of workers: nothing is bound, no carrier pinned. */
     @Test
     void aPoolOfVirtualThreadsPinsNoCarrier() throws Exception {
-        Path java = Jvm.withVirtualThreads();
+        Path java = Jvm.atLeast(21);
         assumeTrue(java != null, "needs a JDK with virtual threads (21 or later)");
         Jvm.App r = Jvm.app(java, List.of(), List.of(), "split-at=pu,color=spread,verbose=true", List.of("target/test-classes"), APP, Set.of("carrier"), "virtualpool");
         String out = r.result().toString();

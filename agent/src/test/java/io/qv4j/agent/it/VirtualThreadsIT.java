@@ -21,7 +21,7 @@ class VirtualThreadsIT {
 
     @Test
     void bindingOnAVirtualThreadNeverPinsACarrier() throws Exception {
-        Path java = Jvm.withVirtualThreads();
+        Path java = Jvm.atLeast(21);
         assumeTrue(java != null, "needs a JDK with virtual threads (21 or later)");
         String api = Path.of(Placement.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
         Jvm.App r = Jvm.app(java, List.of(), List.of(), ThreadGroupsIT.ownClaims(), List.of("target/test-classes", api),
@@ -40,7 +40,7 @@ class VirtualThreadsIT {
 
     @Test
     void theCarriersOptionBindsEveryCarrierToTheChosenScope() throws Exception {
-        Path java = Jvm.withVirtualThreads();
+        Path java = Jvm.atLeast(21);
         assumeTrue(java != null, "needs a JDK with virtual threads (21 or later)");
         Allowed where = Allowed.unrestricted();
         assumeTrue(where.cores().size() >= 2, "needs two allowed cores, has " + where.allowed());
