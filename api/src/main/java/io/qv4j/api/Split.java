@@ -92,6 +92,24 @@ public final class Split {
         this.kinds = null;
     }
 
+    /**
+     * This split with only the pieces {@code indexes} (increasing), as a split of its own: the same
+     * pieces, fewer of them, so that a caller that chooses which pieces to use (the agent, by load)
+     * maps tasks onto them by the same color rules. Its piece numbers count the chosen pieces.
+     *
+     * @throws IllegalArgumentException when {@code indexes} is empty, out of range or not increasing
+     */
+    public Split only(int... indexes) {
+        List<Scope> chosen = new ArrayList<>(indexes.length);
+        for (int i = 0; i < indexes.length; i++) {
+            if (indexes[i] < 0 || indexes[i] >= pieces.size() || i > 0 && indexes[i] <= indexes[i - 1]) {
+                throw new IllegalArgumentException("pieces " + Arrays.toString(indexes) + " of a split of " + pieces.size());
+            }
+            chosen.add(pieces.get(indexes[i]));
+        }
+        return new Split(chosen);
+    }
+
     /** The pieces in logical order. */
     public List<Scope> pieces() {
         return pieces;

@@ -10,7 +10,8 @@ import java.util.Map;
 /**
  * Readings of {@code /proc}: each PU's busy and total time ({@code /proc/stat}, host-wide even in a
  * container, in clock ticks), each of this JVM's threads' CPU time and the PU it last ran on
- * ({@code /proc/self/task/TID/stat}), and for the threads asked, how long they waited on a run
+ * ({@code /proc/self/task/TID/stat}) and the whole JVM's ({@code /proc/self/stat}, which keeps the
+ * time of threads that ended), and for the threads asked, how long they waited on a run
  * queue ({@code /proc/self/task/TID/schedstat}, nanoseconds). Two readings make a {@link PuLoad}:
  * what ran on each PU that is not this JVM's, and each asked thread's wait.
  *
@@ -33,8 +34,9 @@ public final class LoadMeter {
      * @param busy    each PU's non-idle ticks, by OS index (user, nice, system, irq, softirq, steal)
      * @param all     each PU's ticks, idle and iowait included
      * @param threads this JVM's threads by tid: {ticks, last PU, run ns, wait ns} (the last two -1 unless asked)
+     * @param own     this JVM's CPU ticks, every thread it ever had included ({@code /proc/self/stat}); -1 when unread
      */
-    public record Sample(long nanos, long[] busy, long[] all, Map<Long, long[]> threads) {
+    public record Sample(long nanos, long[] busy, long[] all, Map<Long, long[]> threads, long own) {
     }
 
     private final String proc;
@@ -121,7 +123,8 @@ public final class LoadMeter {
                 }
             }
         }
-        return new Sample(nanos, cpus[0], cpus[1], threads);
+        long[] self = text.read(proc + "/self/stat") ? fields() : null;
+        return new Sample(nanos, cpus[0], cpus[1], threads, self == null ? -1 : self[0]);
     }
 
     /** The {@code cpuN} lines of {@code /proc/stat} in the buffer: busy and all ticks by N. */
@@ -153,12 +156,6 @@ public final class LoadMeter {
             max = Math.max(max, cpu);
         }
         return new long[][] {java.util.Arrays.copyOf(busy, max + 1), java.util.Arrays.copyOf(all, max + 1)};
-    }
-
-    /** The PU the calling thread runs on (field 39 of {@code /proc/thread-self/stat}), or -1. */
-    public synchronized int currentPu() {
-        long[] t = text.read(proc + "/thread-self/stat") ? fields() : null;
-        return t == null ? -1 : (int) t[1];
     }
 
     /** {ticks, last PU, -1, -1} of this JVM's thread {@code tid}, or null when it ended. */

@@ -7,10 +7,13 @@ import java.util.Map;
 
 /**
  * What ran on each PU over a window, less this JVM's own threads (each thread's CPU time counted
- * on the PU it last ran on, half on each where that changed: exact for a pinned worker, close
- * enough for the rest over a period), as a fraction
- * of the window; and for the threads a reading asked about, the fraction of the window they
- * waited on a run queue. Immutable.
+ * on the PU it last ran on, half on each where that changed: exact for a pinned worker, a guess for
+ * a thread the kernel moves about), as a fraction of the window; and for the threads a reading
+ * asked about, the fraction of the window they waited on a run queue. The guess is bounded by what
+ * is known exactly: others' load over all PUs together is the PUs' busy time less the whole JVM's
+ * CPU time (threads that ended included), so where the JVM's floating threads ran elsewhere than
+ * they were last seen (its start-up, on a machine of many PUs) what is left over is scaled down to
+ * that total, and a JVM alone on the machine sees no one else. Immutable.
  */
 public final class PuLoad {
 
@@ -56,11 +59,21 @@ public final class PuLoad {
                 waited.put(e.getKey(), Math.min(1.0, (now[3] - before[3]) / (double) window));
             }
         }
+        double[] left = new double[n];
+        double leftSum = 0, busySum = 0;
+        for (int i = 0; i < n; i++) {
+            double busy = b.busy()[i] - (i < a.busy().length ? a.busy()[i] : 0);
+            busySum += Math.max(0, busy);
+            left[i] = Math.max(0, busy - own[i]);
+            leftSum += left[i];
+        }
+        // others' work over all PUs is known exactly where the JVM's total is: no more is left over than that
+        double scale = 1;
+        if (a.own() >= 0 && b.own() >= a.own() && leftSum > 0) scale = Math.min(1, Math.max(0, busySum - (b.own() - a.own())) / leftSum);
         double[] foreign = new double[n];
         for (int i = 0; i < n; i++) {
             long all = b.all()[i] - (i < a.all().length ? a.all()[i] : 0);
-            double busy = b.busy()[i] - (i < a.busy().length ? a.busy()[i] : 0) - own[i];
-            foreign[i] = all <= 0 ? 0 : Math.max(0, Math.min(1, busy / all));
+            foreign[i] = all <= 0 ? 0 : Math.min(1, left[i] * scale / all);
         }
         return new PuLoad(foreign, waited, window);
     }

@@ -82,6 +82,23 @@ public final class EnginePlanner {
         return plan;
     }
 
+    /**
+     * {@code plan}'s tasks mapped by the same policy onto only the pieces {@code pieces} of its cut
+     * ({@link IdlePieces}), the cut itself unchanged; the plan as it is where its cut cannot be
+     * made again from the union of its pieces.
+     */
+    static Plan onPieces(Topology topology, Plan plan, PlacementSpec policy, int tasks, int[] pieces) {
+        CpuSet union = CpuSet.empty();
+        for (CpuSet c : plan.cut()) union = union.or(c);
+        Split split = policy.cut(Scope.of(topology, union));
+        List<CpuSet> again = new ArrayList<>(split.pieces().size());
+        for (Scope piece : split.pieces()) again.add(piece.cpuset());
+        if (!again.equals(plan.cut())) return plan;
+        List<CpuSet> out = new ArrayList<>(tasks);
+        for (Split.Assignment a : policy.assign(split.only(pieces), tasks)) out.add(a.scope().isPresent() ? a.scope().get().cpuset() : null);
+        return new Plan(plan.cut(), Collections.unmodifiableList(out));
+    }
+
     /** Uncached: what {@code plan} on the command line shows, piece numbers included. */
     public static Plan compute(Topology topology, CpuSet universe, PlacementSpec policy, int tasks) {
         Split split = policy.cut(Scope.of(topology, universe));

@@ -38,8 +38,6 @@ final class PoolPlanner {
     private final PoolRegistry registry;
     private final EnginePlanner engine = new EnginePlanner();
     private Map<String, CpuSet> weighted; // rule name -> its share of the JVM scope; under the lock
-    /** This JVM's own tie-break among equally idle pieces ({@link LoadOrder}): the clock's low bits differ between JVMs. */
-    private final int offset = (int) ((System.nanoTime() * 0x9E3779B97F4A7C15L) >>> 33);
 
     PoolPlanner(Options options, Rules rules, PoolRegistry registry) {
         this.options = options;
@@ -80,13 +78,12 @@ final class PoolPlanner {
         Claims node = e.node() == null ? null : e.node().claims();
         CpuSet others = othersClaim(e, scope);
         PuLoad load = e.node() == null || e.node().load() == null ? null : e.node().load().recent();
-        CpuSet busy = load == null ? CpuSet.empty() : load.busy(scope);
         if (load != null && Log.isVerbose()) Log.debug("pool " + p.name + ": others' load over the last " + load.millis() + " ms: " + load.describe(scope));
         for (int attempt = 0; ; attempt++) {
             CpuSet claimed = others.or(held(p));
-            EnginePlanner.Plan plan = choose(p, e, scope, claimed, busy);
+            EnginePlanner.Plan plan = choose(p, e, scope, claimed);
             if (plan == null) return;
-            if (load != null && policyOf(p, options).ordinal() < 0 && e.topology().cpuKinds().size() < 2) plan = LoadOrder.turn(plan, load, e.node().load().currentPu(), offset);
+            if (load != null) plan = byLoad(p, e, plan, load);
             CpuSet union = fill(p, plan, scope);
             if (union.intersects(others)) {
                 // the free part cannot hold the pool: leave the workers to the kernel's balancing
@@ -99,7 +96,7 @@ final class PoolPlanner {
                         + " and the rest cannot hold its " + p.tasks + " workers: they share " + scope);
                 return;
             }
-            if (union.intersects(busy)) Log.debug("pool " + p.name + ": the PUs others leave idle cannot hold it: it also takes " + load.describeBusy(union));
+            if (load != null && !load.busy(union).isEmpty()) Log.debug("pool " + p.name + ": it also takes " + load.describeBusy(union));
             p.released = false;
             p.shares = p.scope.intersects(claimed);
             if (p.shares) Log.debug("pool " + p.name + " shares PUs with other pinned pools (" + claimed + " taken)");
@@ -110,6 +107,19 @@ final class PoolPlanner {
             }
             node.release(union.andNot(lost));
             others = others.or(lost);
+        }
+    }
+
+    /**
+     * The structural plan with its tasks moved to pieces others leave idle where it uses busy ones
+     * ({@link IdlePieces}: the pieces stay whole); on machines of several CPU kinds, as it is.
+     */
+    private EnginePlanner.Plan byLoad(Pool p, Env e, EnginePlanner.Plan plan, PuLoad load) {
+        if (e.topology().cpuKinds().size() > 1) return plan;
+        try {
+            return IdlePieces.choose(e.topology(), policyOf(p, options), p.tasks, plan, load);
+        } catch (RuntimeException ex) {
+            return plan;
         }
     }
 
@@ -125,9 +135,13 @@ final class PoolPlanner {
     /** Whether the pool would be pinned on PUs of its scope that nobody holds and others leave idle. Under the registry's lock. */
     boolean fitsIdle(Pool p, Env e, PuLoad load) {
         CpuSet scope = scopeOf(p, e);
-        CpuSet free = scope.andNot(load.busy(scope)).andNot(othersClaim(e, scope)).andNot(held(p));
+        CpuSet free = scope.andNot(othersClaim(e, scope)).andNot(held(p));
         try {
-            return !free.isEmpty() && engine.plan(e.topology(), free, policyOf(p, options), p.tasks).pieces() >= p.tasks;
+            if (free.isEmpty()) return false;
+            EnginePlanner.Plan plan = byLoad(p, e, engine.plan(e.topology(), free, policyOf(p, options), p.tasks), load);
+            if (plan.pieces() < p.tasks) return false;
+            for (CpuSet c : plan.perTask()) if (c != null && IdlePieces.busy(load.mean(c))) return false;
+            return true;
         } catch (RuntimeException ex) {
             return false;
         }
@@ -153,11 +167,11 @@ final class PoolPlanner {
     }
 
     /**
-     * The plan on the free part of the scope that others leave idle, else on the free part (busy PUs
-     * last: the turn by load and the watcher see to them), else on all of it; null (pool unpinned)
-     * when the policy cannot place it.
+     * The structural plan on the part of the scope nobody claims, else on all of it; null (pool
+     * unpinned) when the policy cannot place it. Load plays no part here: it may only choose among
+     * the pieces ({@link #byLoad}), never make them smaller.
      */
-    private EnginePlanner.Plan choose(Pool p, Env e, CpuSet scope, CpuSet claimed, CpuSet busy) {
+    private EnginePlanner.Plan choose(Pool p, Env e, CpuSet scope, CpuSet claimed) {
         PlacementSpec policy = policyOf(p, options);
         if (p.rule != null && p.rule.weighted() && p.parent == null) {
             CpuSet share = weightedShare(p.rule, e);
@@ -171,9 +185,8 @@ final class PoolPlanner {
                 }
             }
         }
-        for (CpuSet taken : new CpuSet[] {claimed.or(busy), claimed}) {
-            CpuSet free = scope.andNot(taken);
-            if (taken.isEmpty() || free.isEmpty()) continue;
+        CpuSet free = scope.andNot(claimed);
+        if (!claimed.isEmpty() && !free.isEmpty()) {
             try {
                 EnginePlanner.Plan plan = engine.plan(e.topology(), free, policy, p.tasks);
                 if (plan.pieces() >= p.tasks) {
@@ -181,7 +194,7 @@ final class PoolPlanner {
                     return plan;
                 }
             } catch (RuntimeException ex) {
-                // the free part cannot take this policy: a larger one, at last the whole scope
+                // the free part cannot take this policy: the whole scope
             }
         }
         try {

@@ -69,7 +69,7 @@ class LoadMeterTest {
         thread(11, "pool-1-thread-1", 0, 0, 0, 1_000, 2_000 + 500_000_000L);
         thread(12, "pool-1-thread-2", 0, 0, 0, 1_000, 2_000 + 500_000_000L);
         LoadMeter.Sample b = new LoadMeter.Sample(a.nanos() + 1_000_000_000L, m.sample(new long[] {11}).busy(), a.all(),
-                m.sample(new long[] {11}).threads());
+                m.sample(new long[] {11}).threads(), -1);
         PuLoad l = PuLoad.between(a, b);
         assertEquals(0.5, l.waited(11), 1e-9);
         assertEquals(-1, l.waited(12), "not asked in the second reading: not measured");
@@ -86,14 +86,47 @@ class LoadMeterTest {
         assertEquals(1, s.threads().get(9L)[1]);
     }
 
+    /** The whole JVM's {@code /proc/self/stat}: its utime and stime, threads that ended included. */
+    void self(long utime, long stime) throws Exception {
+        Files.createDirectories(proc.resolve("self"));
+        StringBuilder f = new StringBuilder("42 (java) S");
+        for (int field = 4; field <= 52; field++) f.append(' ').append(field == 14 ? utime : field == 15 ? stime : 7);
+        Files.writeString(proc.resolve("self/stat"), f.append('\n'));
+    }
+
     @Test
-    void theCallingThreadsPuIsTheLastFieldItsStatNames() throws Exception {
-        Path self = Files.createDirectories(proc.resolve("thread-self"));
-        thread(5, "me", 1, 1, 3, 0, 0);
-        Files.copy(proc.resolve("self/task/5/stat"), self.resolve("stat"));
-        assertEquals(3, new LoadMeter(proc.toString()).currentPu());
-        Files.delete(self.resolve("stat"));
-        assertEquals(-1, new LoadMeter(proc.toString()).currentPu());
+    void aJvmAloneOnTheMachineSeesNoOthersWhereItsFloatingThreadsRanElsewhereThanLastSeen() throws Exception {
+        LoadMeter m = new LoadMeter(proc.toString());
+        stat(new long[] {0, 0, 0}, new long[] {0, 0, 0}, new long[] {0, 0, 0}, new long[] {0, 0, 0});
+        thread(7, "main", 0, 0, 0, 0, 0);
+        thread(8, "C2 CompilerThread0", 0, 0, 0, 0, 0);
+        self(0, 0);
+        LoadMeter.Sample a = m.sample(null);
+        // 100 ticks: the JVM ran 40 on PU 1 and 30 on PU 3, but both threads were last seen on PU 0;
+        // a thread that ended meanwhile ran 20 more on PU 2
+        stat(new long[] {0, 0, 100}, new long[] {40, 0, 60}, new long[] {20, 0, 80}, new long[] {30, 0, 70});
+        thread(7, "main", 40, 0, 0, 0, 0);
+        thread(8, "C2 CompilerThread0", 30, 0, 0, 0, 0);
+        self(80, 10);
+        PuLoad l = PuLoad.between(a, m.sample(null));
+        for (int pu = 0; pu < 4; pu++) assertEquals(0, l.of(pu), 1e-9, "pu " + pu);
+    }
+
+    @Test
+    void othersWorkIsStillSeenWhereTheJvmsOwnFloatsBeside() throws Exception {
+        LoadMeter m = new LoadMeter(proc.toString());
+        stat(new long[] {0, 0, 0}, new long[] {0, 0, 0});
+        thread(7, "main", 0, 0, 1, 0, 0);
+        self(0, 0);
+        LoadMeter.Sample a = m.sample(null);
+        // a neighbour keeps PU 0 busy; the JVM's main thread ran 30 ticks on PU 0 and 30 on PU 1, last seen on 1
+        stat(new long[] {100, 0, 0}, new long[] {30, 0, 70});
+        thread(7, "main", 60, 0, 1, 0, 0);
+        self(60, 0);
+        PuLoad l = PuLoad.between(a, m.sample(null));
+        assertEquals(CpuSet.of(0), l.busy(CpuSet.parse("0-1")));
+        assertEquals(0.7, l.of(0), 1e-9, "all that is not the JVM's: 130 busy less 60 own, left on PU 0");
+        assertEquals(0, l.of(1), 1e-9);
     }
 
     @Test
@@ -113,13 +146,13 @@ class LoadMeterTest {
         assertTrue(m.works());
         LoadMeter.Sample now = m.sample(null);
         long second = 1_000_000_000L;
-        m.offer(new LoadMeter.Sample(now.nanos() - second, now.busy(), now.all(), now.threads()));
-        m.offer(new LoadMeter.Sample(now.nanos() - second / 20, now.busy(), now.all(), now.threads()));
+        m.offer(new LoadMeter.Sample(now.nanos() - second, now.busy(), now.all(), now.threads(), now.own()));
+        m.offer(new LoadMeter.Sample(now.nanos() - second / 20, now.busy(), now.all(), now.threads(), now.own()));
         // the newest reading is 50 ms old, under the minimum: the view reaches back to the one a second old
         long millis = m.recent().millis();
         assertTrue(millis >= 1000 && millis < 2000, "window " + millis + " ms");
         // a reading offered sooner than the minimum after the newest is not kept: it would only shorten views
-        m.offer(new LoadMeter.Sample(System.nanoTime(), now.busy(), now.all(), now.threads()));
+        m.offer(new LoadMeter.Sample(System.nanoTime(), now.busy(), now.all(), now.threads(), now.own()));
         assertTrue(m.recent().millis() >= 1000, "still reaching back");
     }
 

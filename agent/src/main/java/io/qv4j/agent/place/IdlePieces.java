@@ -1,0 +1,126 @@
+package io.qv4j.agent.place;
+
+import io.qv4j.agent.load.PuLoad;
+import io.qv4j.api.Color;
+import io.qv4j.api.PlacementSpec;
+import io.qv4j.topology.CpuSet;
+import io.qv4j.topology.HwObject;
+import io.qv4j.topology.HwType;
+import io.qv4j.topology.Topology;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Which of a split's pieces a pool takes when others keep some of them busy (DESIGN.md §7.1).
+ * Load chooses pieces, never their size: a piece is what the split made of the scope, and a worker
+ * gets the whole of it. When none of the pieces the policy would use is busy, or every piece is
+ * used anyway, the plan is the structural one, unchanged. Otherwise the policy's color maps the
+ * tasks onto other pieces of the same split: {@code packed} onto the first idle pieces of the
+ * smallest object of the machine that has enough of them (so a packed pool stays inside its
+ * package while the package has room), {@code spread} spread over the idle pieces. Where fewer
+ * pieces are idle than the pool needs, the least loaded busy ones make up the rest. Pure.
+ */
+final class IdlePieces {
+
+    private IdlePieces() {
+    }
+
+    /** The object types that hold pieces, for finding the smallest one with enough idle pieces. */
+    private static final HwType[] CONTAINERS = {
+        HwType.MACHINE, HwType.PACKAGE, HwType.DIE, HwType.NUMANODE, HwType.L3, HwType.L2, HwType.L1, HwType.CORE, HwType.PU};
+
+    /**
+     * The plan with its tasks on pieces others leave idle, where the structural plan puts one on a
+     * busy piece; the plan itself otherwise, and for explicit piece numbers.
+     */
+    static EnginePlanner.Plan choose(Topology topology, PlacementSpec policy, int tasks, EnginePlanner.Plan plan, PuLoad load) {
+        List<CpuSet> cut = plan.cut();
+        int n = cut.size();
+        boolean[] used = used(plan);
+        int k = 0;
+        for (boolean u : used) if (u) k++;
+        if (policy.ordinal() >= 0 || k == 0 || k == n) return plan;
+        double[] pieceLoad = new double[n];
+        boolean usesBusy = false;
+        for (int j = 0; j < n; j++) {
+            pieceLoad[j] = load.mean(cut.get(j));
+            usesBusy |= used[j] && busy(pieceLoad[j]);
+        }
+        if (!usesBusy) return plan;
+        int[] chosen = policy.color() == Color.PACKED ? packed(topology, cut, pieceLoad, k) : idleFirst(pieceLoad, k);
+        return EnginePlanner.onPieces(topology, plan, policy, tasks, chosen);
+    }
+
+    /** A piece others keep at least {@link PuLoad#BUSY} busy, on the mean over its PUs. */
+    static boolean busy(double pieceLoad) {
+        return pieceLoad >= PuLoad.BUSY;
+    }
+
+    /** The pieces some task of the plan holds. */
+    static boolean[] used(EnginePlanner.Plan plan) {
+        boolean[] used = new boolean[plan.cut().size()];
+        for (CpuSet c : plan.perTask()) {
+            if (c == null) continue;
+            for (int j = 0; j < used.length; j++) if (c.intersects(plan.cut().get(j))) used[j] = true;
+        }
+        return used;
+    }
+
+    /**
+     * For {@code packed}: the first {@code k} idle pieces of the smallest object (core, cache, NUMA
+     * node, package, machine) that holds {@code k} idle pieces, the first such object in logical
+     * order; with fewer idle pieces than {@code k}, {@link #idleFirst}.
+     */
+    private static int[] packed(Topology topology, List<CpuSet> cut, double[] pieceLoad, int k) {
+        HwObject best = null;
+        for (HwType type : CONTAINERS) {
+            for (HwObject o : topology.objects(type)) {
+                if (best != null && !smaller(o.cpuset(), best.cpuset())) continue;
+                if (idleIn(o.cpuset(), cut, pieceLoad).size() >= k) best = o;
+            }
+        }
+        if (best == null) return idleFirst(pieceLoad, k);
+        List<Integer> idle = idleIn(best.cpuset(), cut, pieceLoad);
+        int[] out = new int[k];
+        for (int i = 0; i < k; i++) out[i] = idle.get(i);
+        return out;
+    }
+
+    /** Fewer PUs, or as many and earlier in logical order (a lower first PU). */
+    private static boolean smaller(CpuSet a, CpuSet b) {
+        return a.cardinality() < b.cardinality() || a.cardinality() == b.cardinality() && a.first() < b.first();
+    }
+
+    /** The idle pieces inside {@code within}, in order. */
+    private static List<Integer> idleIn(CpuSet within, List<CpuSet> cut, double[] pieceLoad) {
+        List<Integer> out = new ArrayList<>();
+        for (int j = 0; j < cut.size(); j++) if (!busy(pieceLoad[j]) && within.containsAll(cut.get(j))) out.add(j);
+        return out;
+    }
+
+    /**
+     * Every idle piece when there are at least {@code k} (the color chooses among them), else the
+     * idle ones and the least loaded busy ones up to {@code k}; in order.
+     */
+    static int[] idleFirst(double[] pieceLoad, int k) {
+        int n = pieceLoad.length;
+        boolean[] take = new boolean[n];
+        int taken = 0;
+        for (int j = 0; j < n; j++) {
+            if (!busy(pieceLoad[j])) {
+                take[j] = true;
+                taken++;
+            }
+        }
+        while (taken < k) {
+            int least = -1;
+            for (int j = 0; j < n; j++) if (!take[j] && (least < 0 || pieceLoad[j] < pieceLoad[least])) least = j;
+            take[least] = true;
+            taken++;
+        }
+        int[] out = new int[taken];
+        for (int j = 0, i = 0; j < n; j++) if (take[j]) out[i++] = j;
+        return out;
+    }
+}
