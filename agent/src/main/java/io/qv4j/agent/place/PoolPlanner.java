@@ -26,12 +26,11 @@ import java.util.Map;
  * JVM scope no other pinned pool or JVM holds when that part can take the pool, else the whole
  * JVM scope (the report says the pool shares PUs); a weighted rule's pools plan on the rule's
  * share. The pool's PUs are then claimed node-wide; if another JVM claimed some of them since we
- * looked, the pool is planned again without them (a bounded number of times).
+ * looked, the pool is planned again without them, until a claim holds or the free part cannot
+ * take the pool: each lost race adds a PU to the others' claims, so this ends within the scope's
+ * PUs (four JVMs started together lose up to three races).
  */
 final class PoolPlanner {
-
-    /** Re-plans after a lost claim race. */
-    static final int CLAIM_RETRIES = 2;
 
     private final Options options;
     private final Rules rules;
@@ -101,7 +100,7 @@ final class PoolPlanner {
             p.shares = p.scope.intersects(claimed);
             if (p.shares) Log.debug("pool " + p.name + " shares PUs with other pinned pools (" + claimed + " taken)");
             CpuSet lost = node == null || p.shares ? CpuSet.empty() : node.claim(union);
-            if (lost.isEmpty() || attempt == CLAIM_RETRIES) {
+            if (lost.isEmpty() || attempt > scope.cardinality()) {
                 numaNote(p, e);
                 return;
             }
