@@ -1,0 +1,130 @@
+package io.qv4j.agent.it;
+
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+import static io.qv4j.agent.it.GuestBatch.java;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The multi-socket issue's machine, live: 2 packages x 2 NUMA nodes x 1 core x 2 hardware threads
+ * (nodes 0-1, 2-3, 4-5, 6-7). Besides the common checks: the issue's table with the default
+ * {@code neighbours}, the same with a neighbour spinning on node 1, {@code -XX:+UseNUMA}, a CPU
+ * taken offline and back under a running JVM, and the JVM's cgroup v2 cpuset narrowed and widened.
+ */
+class MultiSocketIT extends GuestMachineChecks {
+
+    /** The issue's table: id, agent options, pool kind and size (its two-JVM row is the common "two"). */
+    static final String[][] TABLE = {
+        {"t1", "split-at=numa,color=packed", "tpe", "2"},
+        {"t2", "split-at=numa,color=packed", "tpe", "4"},
+        {"t3", "split-at=numa", "fj", "4"},
+        {"t4", "", "tpe", "4"},
+        {"t5", "split-at=package,color=packed", "tpe", "2"},
+    };
+
+    /** {@code masks LABEL}: one line {@code LABEL tick-N CPUS} per TickApp worker of the JVM $pid, as the kernel has it. */
+    static final String MASKS = "masks() { for t in /proc/$pid/task/*; do n=$(cat $t/comm); case $n in tick-*) "
+            + "echo \"$1 $n $(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' $t/status)\";; esac; done; }\n"
+            + "ticking() { while ! grep -q '^ticking' $1 2>/dev/null; do sleep 0.5; done; pid=$(sed -n 's/^jvm pid=//p' $1); }\n";
+
+    MultiSocketIT() {
+        super(Guest.Shape.of(2, 2, 1, 2));
+    }
+
+    @Override
+    Duration budget() {
+        return Duration.ofMinutes(6);
+    }
+
+    @Override
+    void more(GuestBatch b) {
+        for (String[] t : TABLE) b.file("/qv/" + t[0] + ".txt", t[0] + " " + t[2] + " " + t[3] + "\n");
+        for (String[] t : TABLE) b.section(t[0], java(t[1], "io.qv4j.testapps.SplitsApp /qv/" + t[0] + ".txt"));
+        b.section("numa", GuestBatch.JAVA + " -XX:+UseNUMA -javaagent:" + GuestBatch.AGENT + "=split-at=numa -cp " + GuestBatch.CP
+                + " io.qv4j.testapps.SplitsApp /qv/t2.txt");
+        b.section("hotplug", MASKS + java("split-at=core", "io.qv4j.testapps.TickApp 4 12000") + " > /tmp/tick.out &\n"
+                + "ticking /tmp/tick.out; masks before\n"
+                + "echo 0 > /sys/devices/system/cpu/cpu3/online; sleep 3; masks offline\n"
+                + "echo 1 > /sys/devices/system/cpu/cpu3/online; sleep 3; masks online\n"
+                + "wait; cat /tmp/tick.out");
+        b.section("cgroup", MASKS + "cg=/sys/fs/cgroup/qv; echo +cpuset > /sys/fs/cgroup/cgroup.subtree_control; mkdir $cg; "
+                + "echo 0-7 > $cg/cpuset.cpus\n"
+                + "sh -c \"echo \\$\\$ > $cg/cgroup.procs; exec " + java("split-at=core", "io.qv4j.testapps.TickApp 4 14000") + "\" > /tmp/cg.out &\n"
+                + "ticking /tmp/cg.out; masks before\n"
+                + "echo 0-3 > $cg/cpuset.cpus; sleep 3; masks narrowed\n"
+                + "echo 0-7 > $cg/cpuset.cpus; sleep 3; masks widened\n"
+                + "wait; cat /tmp/cg.out");
+        // last: the spinners stay. A neighbour on both PUs of node 1, then the table again.
+        b.section("spin", "taskset -c 2 sh -c 'while :; do :; done' & taskset -c 3 sh -c 'while :; do :; done' & sleep 1; echo spinning");
+        for (String[] t : TABLE) {
+            b.section("b" + t[0], java((t[1].isEmpty() ? "" : t[1] + ",") + "verbose=true", "io.qv4j.testapps.SplitsApp /qv/" + t[0] + ".txt"));
+        }
+    }
+
+    @Test
+    void theReadmesFirstCommandAndItsNeighboursGiveWholePiecesInOrder() {
+        assertEquals(List.of("0-1", "2-3"), workers("t1"), out.get("t1"));
+        assertEquals(nodes(), workers("t2"), out.get("t2"));
+        assertEquals(nodes(), workers("t3"), out.get("t3"));
+        assertEquals(nodes(), workers("t4"), "split-at=core: each core is a node here\n" + out.get("t4"));
+        assertEquals(packages(), workers("t5"), out.get("t5"));
+    }
+
+    @Test
+    void withANeighbourSpinningOnNode1NoWorkerGoesThereWhileAnotherNodeIsIdleAndPiecesStayWhole() {
+        assertTrue(out.get("spin").contains("spinning"), out.get("spin"));
+        // packed, 2 of 4 nodes, node 1 busy: package 1 holds two idle nodes, package 0 only one
+        assertEquals(List.of("4-5", "6-7"), workers("bt1"), out.get("bt1"));
+        assertEquals(packages(), workers("bt5"), "two packages for two workers: both are used, whole\n" + out.get("bt5"));
+        for (String t : new String[] {"bt2", "bt3", "bt4"}) {
+            assertEquals(nodes(), workers(t), t + ": every piece is used, so node 1 is too, whole\n" + out.get(t));
+        }
+    }
+
+    @Test
+    void withUseNumaASplitAtNumaPoolGetsWholeNodesAndNoAdvice() {
+        String s = out.get("numa");
+        assertEquals(nodes(), workers("numa"), s);
+        assertFalse(s.contains("without -XX:+UseNUMA"), s);
+    }
+
+    @Test
+    void aCpuTakenOfflineUnderARunningJvmIsLeftAndTakenAgainWhenBackOnline() {
+        String s = out.get("hotplug");
+        assertEquals(nodes(), ticks(s, "before"), s);
+        // core 1 is PU 2 alone while PU 3 is offline: its worker has PU 2, nobody has PU 3
+        assertEquals(List.of("0-1", "2", "4-5", "6-7"), ticks(s, "offline"), s);
+        assertEquals(nodes(), ticks(s, "online"), s);
+    }
+
+    @Test
+    void theJvmsCgroupCpusetNarrowedAndWidenedMovesItsWorkersInsideAndBack() {
+        String s = out.get("cgroup");
+        assertEquals(nodes(), ticks(s, "before"), s);
+        List<String> narrowed = ticks(s, "narrowed");
+        assertEquals(4, narrowed.size(), s);
+        assertTrue(List.of("0-1", "2-3").containsAll(narrowed) && narrowed.containsAll(List.of("0-1", "2-3")),
+                "four workers on the two whole cores left: " + narrowed + "\n" + s);
+        assertEquals(nodes(), ticks(s, "widened"), s);
+    }
+
+    /** The sorted masks of the TickApp workers at {@code label}. */
+    private static List<String> ticks(String section, String label) {
+        Map<String, String> byName = new TreeMap<>();
+        for (String line : section.split("\n")) {
+            String[] f = line.strip().split(" ");
+            if (f.length == 3 && f[0].equals(label) && f[1].startsWith("tick-")) byName.put(f[1], io.qv4j.topology.CpuSet.parse(f[2]).toString());
+        }
+        List<String> masks = new ArrayList<>(byName.values());
+        masks.sort(null);
+        return masks;
+    }
+}
