@@ -15,7 +15,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * Many pools in one JVM, one after the other, each named so that a rule of its own places it: the
  * multi-socket guest boots once and a JVM there costs seconds. The cases file has one line per
- * pool, {@code ID fj|tpe TASKS [HOLD_MS]}: a {@code ForkJoinPool} or a fixed {@code ThreadPoolExecutor}
+ * pool, {@code ID fj|tpe TASKS [HOLD_MS]}, or a pause, {@code pause MS}: a {@code ForkJoinPool} or a fixed {@code ThreadPoolExecutor}
  * of TASKS workers named {@code ID-N}. Every worker runs one task that reads its own mask from the
  * kernel and waits until all of the pool's workers have (so each worker starts and none runs two
  * tasks), then HOLD_MS more (so that another JVM or a {@code status} runs beside it); the JVM
@@ -29,7 +29,8 @@ public final class SplitsApp {
         System.out.println("jvm pid=" + ProcessHandle.current().pid() + " cpus=" + PoolApp.cpus("/proc/thread-self/status"));
         for (String line : Files.readAllLines(Path.of(args[0]))) {
             String[] f = line.trim().split("\\s+");
-            if (f.length >= 3) run(f[0], f[1], Integer.parseInt(f[2]), f.length > 3 ? Long.parseLong(f[3]) : 0);
+            if (f.length == 2 && f[0].equals("pause")) Thread.sleep(Long.parseLong(f[1]));
+            else if (f.length >= 3) run(f[0], f[1], Integer.parseInt(f[2]), f.length > 3 ? Long.parseLong(f[3]) : 0);
         }
         System.out.println("splits done");
     }

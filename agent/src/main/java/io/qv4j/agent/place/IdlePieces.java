@@ -10,16 +10,18 @@ import io.qv4j.topology.Topology;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.ToDoubleFunction;
 
 /**
- * Which of a split's pieces a pool takes when others keep some of them busy (DESIGN.md §7.1).
- * Load chooses pieces, never their size: a piece is what the split made of the scope, and a worker
- * gets the whole of it. When none of the pieces the policy would use is busy, or every piece is
- * used anyway, the plan is the structural one, unchanged. Otherwise the policy's color maps the
- * tasks onto other pieces of the same split: {@code packed} onto the first idle pieces of the
- * smallest object of the machine that has enough of them (so a packed pool stays inside its
- * package while the package has room), {@code spread} spread over the idle pieces. Where fewer
- * pieces are idle than the pool needs, the least loaded busy ones make up the rest. Pure.
+ * Which of a split's pieces a pool takes when some of them are busy (DESIGN.md §7.1): others keep
+ * them busy, or another JVM claims some of their PUs. Load and claims choose pieces, never their
+ * size: a piece is what the split made of the scope, and a worker gets the whole of it. When none
+ * of the pieces the policy would use is busy, or every piece is used anyway, the plan is the
+ * structural one, unchanged. Otherwise the policy's color maps the tasks onto other pieces of the
+ * same split: {@code packed} onto the first idle pieces of the smallest object of the machine that
+ * has enough of them (so a packed pool stays inside its package while the package has room),
+ * {@code spread} spread over the idle pieces. Where fewer pieces are idle than the pool needs, the
+ * least loaded busy ones make up the rest. Pure.
  */
 final class IdlePieces {
 
@@ -30,21 +32,24 @@ final class IdlePieces {
     private static final HwType[] CONTAINERS = {
         HwType.MACHINE, HwType.PACKAGE, HwType.DIE, HwType.NUMANODE, HwType.L3, HwType.L2, HwType.L1, HwType.CORE, HwType.PU};
 
+    /** A piece with PUs another JVM claims: busier than any load, so taken last. */
+    static final double CLAIMED = 2;
+
     /**
-     * The plan with its tasks on pieces others leave idle, where the structural plan puts one on a
-     * busy piece; the plan itself otherwise, and for explicit piece numbers.
+     * The plan with its tasks on idle pieces, where the structural plan puts one on a busy piece;
+     * the plan itself otherwise, and for explicit piece numbers. {@code load}: a piece's load
+     * from others, 0 to 1, or {@link #CLAIMED}.
      */
-    static EnginePlanner.Plan choose(Topology topology, PlacementSpec policy, int tasks, EnginePlanner.Plan plan, PuLoad load) {
+    static EnginePlanner.Plan choose(Topology topology, PlacementSpec policy, int tasks, EnginePlanner.Plan plan, ToDoubleFunction<CpuSet> load) {
         List<CpuSet> cut = plan.cut();
         int n = cut.size();
-        boolean[] used = used(plan);
-        int k = 0;
-        for (boolean u : used) if (u) k++;
+        int k = usedCount(plan);
         if (policy.ordinal() >= 0 || k == 0 || k == n) return plan;
+        boolean[] used = used(plan);
         double[] pieceLoad = new double[n];
         boolean usesBusy = false;
         for (int j = 0; j < n; j++) {
-            pieceLoad[j] = load.mean(cut.get(j));
+            pieceLoad[j] = load.applyAsDouble(cut.get(j));
             usesBusy |= used[j] && busy(pieceLoad[j]);
         }
         if (!usesBusy) return plan;
@@ -55,6 +60,25 @@ final class IdlePieces {
     /** A piece others keep at least {@link PuLoad#BUSY} busy, on the mean over its PUs. */
     static boolean busy(double pieceLoad) {
         return pieceLoad >= PuLoad.BUSY;
+    }
+
+    /**
+     * Whether the pool can take whole pieces of {@code plan}'s cut that no other JVM claims: the
+     * policy leaves some pieces unused (no explicit piece number, fewer pieces used than cut) and
+     * at least as many are free of {@code claimed} as the plan uses.
+     */
+    static boolean wholePiecesFree(PlacementSpec policy, EnginePlanner.Plan plan, CpuSet claimed) {
+        int k = usedCount(plan);
+        if (policy.ordinal() >= 0 || k == 0 || k == plan.cut().size()) return false;
+        int free = 0;
+        for (CpuSet c : plan.cut()) if (!c.intersects(claimed)) free++;
+        return free >= k;
+    }
+
+    private static int usedCount(EnginePlanner.Plan plan) {
+        int k = 0;
+        for (boolean u : used(plan)) if (u) k++;
+        return k;
     }
 
     /** The pieces some task of the plan holds. */

@@ -82,7 +82,7 @@ final class PoolPlanner {
             CpuSet claimed = others.or(held(p));
             EnginePlanner.Plan plan = choose(p, e, scope, claimed);
             if (plan == null) return;
-            if (load != null) plan = byLoad(p, e, plan, load);
+            plan = byAvailability(p, e, plan, claimed, load);
             CpuSet union = fill(p, plan, scope);
             if (union.intersects(others)) {
                 // the free part cannot hold the pool: leave the workers to the kernel's balancing
@@ -110,13 +110,15 @@ final class PoolPlanner {
     }
 
     /**
-     * The structural plan with its tasks moved to pieces others leave idle where it uses busy ones
-     * ({@link IdlePieces}: the pieces stay whole); on machines of several CPU kinds, as it is.
+     * The structural plan with its tasks moved to whole pieces nobody claims and others leave idle,
+     * where it uses claimed or busy ones ({@link IdlePieces}: the pieces stay whole); on machines of
+     * several CPU kinds, as it is. {@code load} may be null (no view).
      */
-    private EnginePlanner.Plan byLoad(Pool p, Env e, EnginePlanner.Plan plan, PuLoad load) {
-        if (e.topology().cpuKinds().size() > 1) return plan;
+    private EnginePlanner.Plan byAvailability(Pool p, Env e, EnginePlanner.Plan plan, CpuSet claimed, PuLoad load) {
+        if (e.topology().cpuKinds().size() > 1 || claimed.isEmpty() && load == null) return plan;
         try {
-            return IdlePieces.choose(e.topology(), policyOf(p, options), p.tasks, plan, load);
+            return IdlePieces.choose(e.topology(), policyOf(p, options), p.tasks, plan,
+                    c -> c.intersects(claimed) ? IdlePieces.CLAIMED : load == null ? 0 : load.mean(c));
         } catch (RuntimeException ex) {
             return plan;
         }
@@ -137,7 +139,7 @@ final class PoolPlanner {
         CpuSet free = scope.andNot(othersClaim(e, scope)).andNot(held(p));
         try {
             if (free.isEmpty()) return false;
-            EnginePlanner.Plan plan = byLoad(p, e, engine.plan(e.topology(), free, policyOf(p, options), p.tasks), load);
+            EnginePlanner.Plan plan = byAvailability(p, e, engine.plan(e.topology(), free, policyOf(p, options), p.tasks), CpuSet.empty(), load);
             if (plan.pieces() < p.tasks) return false;
             for (CpuSet c : plan.perTask()) if (c != null && IdlePieces.busy(load.mean(c))) return false;
             return true;
@@ -166,9 +168,10 @@ final class PoolPlanner {
     }
 
     /**
-     * The structural plan on the part of the scope nobody claims, else on all of it; null (pool
-     * unpinned) when the policy cannot place it. Load plays no part here: it may only choose among
-     * the pieces ({@link #byLoad}), never make them smaller.
+     * The structural plan: on the whole scope where enough of its pieces are free of claims (the
+     * claimed ones are then left by {@link #byAvailability}), else on the part of the scope nobody
+     * claims, else on all of it; null (pool unpinned) when the policy cannot place it. Load plays
+     * no part here: it may only choose among the pieces, never make them smaller.
      */
     private EnginePlanner.Plan choose(Pool p, Env e, CpuSet scope, CpuSet claimed) {
         PlacementSpec policy = policyOf(p, options);
@@ -186,6 +189,19 @@ final class PoolPlanner {
         }
         CpuSet free = scope.andNot(claimed);
         if (!claimed.isEmpty() && !free.isEmpty()) {
+            // whole pieces nobody claims, where there are enough (byAvailability picks them):
+            // cutting the free PUs instead would make pieces of another size round a claim
+            if (e.topology().cpuKinds().size() <= 1) {
+                try {
+                    EnginePlanner.Plan whole = engine.plan(e.topology(), scope, policy, p.tasks);
+                    if (IdlePieces.wholePiecesFree(policy, whole, claimed)) {
+                        p.universe = free.toString(); // what it may take: whole pieces inside it
+                        return whole;
+                    }
+                } catch (RuntimeException ex) {
+                    // planned on the free part below
+                }
+            }
             try {
                 EnginePlanner.Plan plan = engine.plan(e.topology(), free, policy, p.tasks);
                 if (plan.pieces() >= p.tasks) {

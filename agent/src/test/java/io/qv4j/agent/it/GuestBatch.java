@@ -32,7 +32,19 @@ final class GuestBatch {
     static final String[] COLORS = {"packed", "spread", "1"};
     private static final Pattern SECTION = Pattern.compile("(?ms)^=== begin (\\S+)\\n(.*?)^=== end \\1 rc=(\\d+) s=\\d+$");
 
-    private final StringBuilder script = new StringBuilder("export USER=root HOME=/root\ncd /tmp\n");
+    /**
+     * The batch's preamble. {@code await FILES PATTERN N}: waits until the files (a glob) hold N
+     * lines matching PATTERN, at most 2 minutes (a JVM that died must not hold up the rest);
+     * {@code jvmpid FILE}: the pid on a test app's {@code jvm pid=PID} line.
+     */
+    private static final String PREAMBLE = """
+            export USER=root HOME=/root
+            cd /tmp
+            await() { n=0; until [ "$(cat $1 2>/dev/null | grep -c "$2")" -ge "$3" ] || [ $n -ge 240 ]; do sleep 0.5; n=$((n+1)); done; }
+            jvmpid() { sed -n 's/^jvm pid=\\([0-9]*\\).*/\\1/p' $1; }
+            """;
+
+    private final StringBuilder script = new StringBuilder(PREAMBLE);
     private final Map<String, String> files = new LinkedHashMap<>();
 
     /** Adds a file of the guest. */

@@ -32,7 +32,7 @@ class IdlePiecesTest {
 
     static List<String> chosen(Topology t, PlacementSpec policy, int tasks, Map<Integer, Double> busy) {
         EnginePlanner.Plan structural = EnginePlanner.compute(t, t.allowed(), policy, tasks);
-        EnginePlanner.Plan plan = IdlePieces.choose(t, policy, tasks, structural, load(t, busy));
+        EnginePlanner.Plan plan = IdlePieces.choose(t, policy, tasks, structural, load(t, busy)::mean);
         List<String> out = new ArrayList<>();
         for (CpuSet c : plan.perTask()) out.add(c == null ? "-" : c.toString());
         return out;
@@ -45,7 +45,7 @@ class IdlePiecesTest {
     @Test
     void withNothingElseRunningThePlanIsTheStructuralOne() {
         EnginePlanner.Plan structural = EnginePlanner.compute(GUEST, GUEST.allowed(), at(HwType.NUMANODE, Color.PACKED), 2);
-        assertSame(structural, IdlePieces.choose(GUEST, at(HwType.NUMANODE, Color.PACKED), 2, structural, load(GUEST, Map.of(1, 0.2, 5, 0.24))));
+        assertSame(structural, IdlePieces.choose(GUEST, at(HwType.NUMANODE, Color.PACKED), 2, structural, load(GUEST, Map.of(1, 0.2, 5, 0.24))::mean));
         assertEquals(List.of("0-1", "2-3"), chosen(GUEST, at(HwType.NUMANODE, Color.PACKED), 2, Map.of()));
         assertEquals(List.of("0-1", "4-5"), chosen(GUEST, at(HwType.NUMANODE, Color.SPREAD), 2, Map.of()));
     }

@@ -20,6 +20,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -268,6 +269,28 @@ class PlacerTest {
         assertEquals(CpuSet.range(0, 5), first.or(second.and(CpuSet.range(0, 5))), "second JVM takes the P-cores left: " + second);
         assertEquals(2, second.andNot(CpuSet.range(0, 5)).cardinality(), "then two E-cores: " + second);
         assertFalse(first.intersects(second));
+    }
+
+    /**
+     * Another JVM claims one PU of node 1 on a 2-package, 4-node machine (a claim in progress, or
+     * a worker of its own): pools of 2 take whole nodes nobody claims, never the node's other PU
+     * as a piece of its own; packed stays in the package that has two whole nodes free.
+     */
+    @Test
+    void aPuAnotherJvmClaimsLeavesItsWholeNodeOutAndPiecesStayWhole(@TempDir Path dir) throws Exception {
+        Topology guest = SyntheticSpec.parse("package:2 numa:2 core:1 pu:2");
+        for (String color : new String[] {"packed", "spread"}) {
+            Path d = Files.createDirectories(dir.resolve(color));
+            assertEquals(CpuSet.empty(), isolatedClaims(d).claim(CpuSet.of(2)));
+            Placer p = new Placer(OptionsParser.parse("split-at=numa,color=" + color, new Properties(), Map.of()), Rules.none(), 1000);
+            p.ready(new Env(guest, guest.allowed(), binder, null, Node.alone(guest, isolatedClaims(d)), false));
+            ThreadPoolExecutor pool = AppPools.fixed(2, p::poolCreated);
+            start(p, pool, color, 2);
+            List<CpuSet> got = cpusets(p, pool);
+            Set<CpuSet> nodes = Set.of(CpuSet.parse("0-1"), CpuSet.parse("4-5"), CpuSet.parse("6-7"));
+            assertTrue(nodes.containsAll(got) && new HashSet<>(got).size() == 2, color + ": two whole nodes free of the claim: " + got);
+            if (color.equals("packed")) assertEquals(Set.of(CpuSet.parse("4-5"), CpuSet.parse("6-7")), new HashSet<>(got));
+        }
     }
 
     /** The group of plain threads a rule names, after {@code names} started (each "on itself": the recording binder binds nothing). */
