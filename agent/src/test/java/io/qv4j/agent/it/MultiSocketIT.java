@@ -40,7 +40,7 @@ class MultiSocketIT extends GuestMachineChecks {
 
     @Override
     Duration budget() {
-        return Duration.ofMinutes(6);
+        return Duration.ofMinutes(10);
     }
 
     @Override
