@@ -24,6 +24,11 @@ public final class LoadMeter {
 
     /** A window shorter than this is mostly rounding (a tick is 10 ms): views reach further back. */
     static final long MIN_WINDOW_NANOS = 200_000_000L;
+    /**
+     * A planning view this young is given again: an application that makes pools in a burst (a
+     * thousand a second) reads {@code /proc} once, not per pool; views span 200 ms and more.
+     */
+    static final long REUSE_NANOS = 100_000_000L;
     /** Threads read per reading: a JVM of thousands of threads pays for the first thousand only. */
     static final int MAX_THREADS = 1024;
 
@@ -43,6 +48,8 @@ public final class LoadMeter {
     private final ProcText text = new ProcText();
     private Sample older;
     private Sample newer;
+    private PuLoad view;
+    private long viewNanos;
 
     /** Readings of the live machine. */
     public LoadMeter() {
@@ -90,14 +97,18 @@ public final class LoadMeter {
 
     /**
      * What ran on each PU lately, for planning: from the last reading at least
-     * {@link #MIN_WINDOW_NANOS} old (else the one before) to now. Null when nothing can be read.
+     * {@link #MIN_WINDOW_NANOS} old (else the one before) to now; the last view again within
+     * {@link #REUSE_NANOS} of it. Null when nothing can be read.
      */
     public synchronized PuLoad recent() {
+        if (view != null && System.nanoTime() - viewNanos < REUSE_NANOS) return view;
         Sample now = sample(null);
         if (now == null) return null;
         Sample from = newer != null && now.nanos() - newer.nanos() >= MIN_WINDOW_NANOS || older == null ? newer : older;
         offer(now);
-        return from == null ? null : PuLoad.between(from, now);
+        view = from == null ? null : PuLoad.between(from, now);
+        viewNanos = now.nanos();
+        return view;
     }
 
     /** A reading, with the run and wait times of the threads {@code waitTids} (null: none); null when {@code /proc/stat} cannot be read. */

@@ -1,6 +1,7 @@
 package io.qv4j.agent.load;
 
 import io.qv4j.topology.CpuSet;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -11,6 +12,7 @@ import java.util.Map;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Readings of a /proc written by the test: others' load per PU, this JVM's share taken out, and the threads' waits. */
@@ -154,6 +156,23 @@ class LoadMeterTest {
         // a reading offered sooner than the minimum after the newest is not kept: it would only shorten views
         m.offer(new LoadMeter.Sample(System.nanoTime(), now.busy(), now.all(), now.threads(), now.own()));
         assertTrue(m.recent().millis() >= 1000, "still reaching back");
+    }
+
+    @Test
+    void poolsPlannedInABurstShareOneViewAndReadProcOnce() throws Exception {
+        LoadMeter m = new LoadMeter(proc.toString());
+        stat(new long[] {0, 0, 100});
+        thread(7, "main", 0, 0, 0, 0, 0);
+        m.start();
+        long t0 = System.nanoTime();
+        PuLoad first = m.recent();
+        // /proc/stat changes (a neighbour got busy), but the next plan comes within the reuse window
+        stat(new long[] {100, 0, 100});
+        PuLoad second = m.recent();
+        long took = System.nanoTime() - t0;
+        Assumptions.assumeTrue(took < LoadMeter.REUSE_NANOS, "the two plans came " + took / 1_000_000 + " ms apart");
+        assertSame(first, second);
+        assertEquals(0, second.of(0), 1e-9, "the burst's view, not a new reading");
     }
 
     @Test
