@@ -23,6 +23,13 @@ public final class PuLoad {
     public static final double IDLE = 0.10;
     /** A worker that waited at least this share of the window for its PU, which others keep busy, is contended. */
     public static final double WAIT = 0.20;
+    /**
+     * Less of others' time than this on each PU of a piece, over the window, is a tick or so of
+     * some passing process ({@code /proc/stat} counts in 10 ms), not evidence: in the 20-30 ms
+     * window a JVM's first pool sees, one tick reads 33 % and one and a half 50 %. Another JVM
+     * starting beside it shows more (22-36 ms of 37-83 here).
+     */
+    public static final double EVIDENCE_MILLIS = 20;
 
     private final double[] foreign;
     private final Map<Long, Double> waited;
@@ -92,6 +99,15 @@ public final class PuLoad {
             n++;
         }
         return n == 0 ? 0 : sum / n;
+    }
+
+    /**
+     * {@link #mean}, or 0 where it comes to less than {@link #EVIDENCE_MILLIS} per PU over the
+     * window: what a plan may act on. The watcher's later looks correct what a short window missed.
+     */
+    public double evident(CpuSet c) {
+        double m = mean(c);
+        return m * nanos / 1e6 < EVIDENCE_MILLIS ? 0 : m;
     }
 
     /** The PUs of {@code within} at least {@link #BUSY} busy with others' work. */

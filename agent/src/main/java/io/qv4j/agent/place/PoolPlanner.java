@@ -118,7 +118,7 @@ final class PoolPlanner {
         if (e.topology().cpuKinds().size() > 1 || claimed.isEmpty() && load == null) return plan;
         try {
             return IdlePieces.choose(e.topology(), policyOf(p, options), p.tasks, plan,
-                    c -> c.intersects(claimed) ? IdlePieces.CLAIMED : load == null ? 0 : load.mean(c));
+                    c -> c.intersects(claimed) ? IdlePieces.CLAIMED : load == null ? 0 : load.evident(c));
         } catch (RuntimeException ex) {
             return plan;
         }

@@ -19,11 +19,16 @@ public final class PlanOracle {
     private PlanOracle() {
     }
 
-    /** Each task's cpus for {@code plan --input INPUT --split-at SPLIT_AT --color COLOR --tasks TASKS}. */
+    /**
+     * Each task's cpus for {@code plan --input INPUT --split-at SPLIT_AT --color COLOR --tasks TASKS};
+     * INPUT null: the live machine, inside this JVM's allowed set.
+     */
     @SuppressWarnings("unchecked")
     public static List<String> cpus(String input, String splitAt, String color, int tasks) {
         ByteArrayOutputStream out = new ByteArrayOutputStream(), err = new ByteArrayOutputStream();
-        String[] argv = {"plan", "--input", input, "--split-at", splitAt, "--color", color, "--tasks", Integer.toString(tasks), "--format", "json"};
+        List<String> args = new ArrayList<>(List.of("plan", "--split-at", splitAt, "--color", color, "--tasks", Integer.toString(tasks), "--format", "json"));
+        if (input != null) args.addAll(1, List.of("--input", input));
+        String[] argv = args.toArray(new String[0]);
         int code = Main.run(argv, new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
         if (code != 0) throw new IllegalStateException("plan " + String.join(" ", argv) + ": exit " + code + ": " + err.toString(StandardCharsets.UTF_8));
         List<String> cpus = new ArrayList<>();

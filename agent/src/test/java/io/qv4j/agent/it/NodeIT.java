@@ -193,6 +193,22 @@ class NodeIT {
         assertNotEquals(w0, w1, "the ranks' pools land on different PUs: " + r[0]);
     }
 
+    /** Two ranks' pools of 1 never share a PU while another is free: claims are taken before load may turn a plan, 20 launches of 20. */
+    @Test
+    void mpirunBindToNoneRanksPoolsTakeDifferentPusInTwentyLaunchesOfTwenty() throws Exception {
+        List<Integer> pus = allowedPus();
+        Assumptions.assumeTrue(pus.size() >= 2, "needs 2 PUs");
+        List<String> shared = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            Jvm.Result[] r = new Jvm.Result[1];
+            Map<Integer, Map<String, String>> ranks = mpiApp(r, ",claims=node", List.of("threads-together", tmp.resolve("placed-" + i).toString(), "2"),
+                    "--bind-to", "none", "-np", "2");
+            assertEquals(2, ranks.size(), r[0].toString());
+            if (worker(ranks.get(0)).equals(worker(ranks.get(1)))) shared.add("launch " + i + ": both on " + worker(ranks.get(0)) + "\n" + r[0]);
+        }
+        assertTrue(shared.isEmpty(), shared.size() + " of 20 launches put both ranks' workers on one PU:\n" + String.join("\n", shared));
+    }
+
     @Test
     void mpirunDefaultBindingIsTheScope() throws Exception {
         Assumptions.assumeTrue(twoPus(), "this check expects 2 PUs, one core each (Open MPI binds 2 ranks to cores)");

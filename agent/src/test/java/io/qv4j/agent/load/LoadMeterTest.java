@@ -176,6 +176,17 @@ class LoadMeterTest {
     }
 
     @Test
+    void aTickMisplacedInAShortWindowIsNoEvidenceButTheSameShareOverALongerOneIs() {
+        PuLoad first = PuLoad.of(new double[] {0.33, 0}, Map.of(), 26_000_000L);
+        assertEquals(0.33, first.mean(CpuSet.of(0)), 1e-9);
+        assertEquals(0, first.evident(CpuSet.of(0)), "one 10 ms tick of 26 ms");
+        PuLoad later = PuLoad.of(new double[] {0.33, 0}, Map.of(), 500_000_000L);
+        assertEquals(0.33, later.evident(CpuSet.of(0)), 1e-9, "165 ms of 500");
+        assertEquals(0.6, PuLoad.of(new double[] {0.6, 0}, Map.of(), 37_000_000L).evident(CpuSet.of(0)), 1e-9, "two ticks of 37 ms: another JVM's start-up");
+        assertEquals(0.665, PuLoad.of(new double[] {1, 0.33}, Map.of(), 100_000_000L).evident(CpuSet.of(0, 1)), 1e-9, "a core with a spinner, over 100 ms");
+    }
+
+    @Test
     void pusOfMillionsOfTicksAndATruncatedLineAreRead() throws Exception {
         Files.writeString(proc.resolve("stat"), "cpu0 9000000000 0 1 5 0 0 0 0\ncpu1 3");
         LoadMeter.Sample s = new LoadMeter(proc.toString()).sample(null);
