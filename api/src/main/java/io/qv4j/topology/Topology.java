@@ -20,6 +20,8 @@ public final class Topology {
     private final HwObject root;
     private final CpuSet online;
     private final CpuSet allowed;
+    private final CpuSet isolated;
+    private final CpuSet tickless;
     private final List<HwObject> numaNodes;
     private final List<Device> devices;
     private final List<CpuKind> cpuKinds;
@@ -28,11 +30,13 @@ public final class Topology {
     private final Map<HwType, List<HwObject>> byType = new EnumMap<>(HwType.class);
     private final HwObject[] puByOsIndex;
 
-    Topology(HwObject root, CpuSet online, CpuSet allowed, List<HwObject> numaNodes, List<Device> devices,
-             List<CpuKind> cpuKinds, Map<String, String> info, String source) {
+    Topology(HwObject root, CpuSet online, CpuSet allowed, CpuSet isolated, CpuSet tickless, List<HwObject> numaNodes,
+             List<Device> devices, List<CpuKind> cpuKinds, Map<String, String> info, String source) {
         this.root = root;
         this.online = online;
         this.allowed = allowed;
+        this.isolated = isolated.and(online);
+        this.tickless = tickless.and(online);
         this.numaNodes = List.copyOf(numaNodes);
         this.devices = List.copyOf(devices);
         this.cpuKinds = List.copyOf(cpuKinds);
@@ -64,6 +68,29 @@ public final class Topology {
     /** PUs this process may run on (affinity ∩ cgroup cpuset ∩ online). Never handed out beyond. */
     public CpuSet allowed() {
         return allowed;
+    }
+
+    /**
+     * Online PUs the kernel keeps out of its load balancing: {@code isolcpus=} (its domain part)
+     * and isolated cgroup v2 cpuset partitions. A thread whose mask holds several of them stays
+     * where it first ran. Empty where none (and for topologies from files or specs).
+     */
+    public CpuSet isolated() {
+        return isolated;
+    }
+
+    /**
+     * Online PUs the kernel may run without the scheduler tick ({@code nohz_full=}) while one task
+     * runs there. Shown, not planned round: HPC nodes often set it on all but one PU, and the
+     * kernel still balances over them.
+     */
+    public CpuSet tickless() {
+        return tickless;
+    }
+
+    /** The same machine with these PUs isolated and tickless (read apart from the tree: they change without a reboot). */
+    public Topology withIsolation(CpuSet isolated, CpuSet tickless) {
+        return new Topology(root, online, allowed, isolated, tickless, numaNodes, devices, cpuKinds, info, source);
     }
 
     /**
@@ -131,7 +158,7 @@ public final class Topology {
         Map<String, String> merged = new java.util.LinkedHashMap<>(more);
         merged.putAll(info);
         merged.values().removeIf(v -> v == null || v.isBlank());
-        return new Topology(root, online, allowed, numaNodes, devices, cpuKinds, merged, source);
+        return new Topology(root, online, allowed, isolated, tickless, numaNodes, devices, cpuKinds, merged, source);
     }
 
     /** Where this topology came from: {@code live}, a directory, a file or a spec. */

@@ -26,6 +26,8 @@ public final class TopologyBuilder {
     private final String source;
     private CpuSet online;
     private CpuSet allowed;
+    private CpuSet isolated = CpuSet.empty();
+    private CpuSet tickless = CpuSet.empty();
     private final List<Pending> objects = new ArrayList<>();
     private final CpuKinds kinds = new CpuKinds();
     private final List<Device> devices = new ArrayList<>();
@@ -44,6 +46,18 @@ public final class TopologyBuilder {
     /** The PUs this process may use; defaults to all online PUs. */
     public TopologyBuilder allowed(CpuSet allowed) {
         this.allowed = allowed;
+        return this;
+    }
+
+    /** The PUs the kernel isolates from its balancing ({@link Topology#isolated()}); none by default. */
+    public TopologyBuilder isolated(CpuSet isolated) {
+        this.isolated = isolated;
+        return this;
+    }
+
+    /** The PUs that may run without the tick ({@link Topology#tickless()}); none by default. */
+    public TopologyBuilder tickless(CpuSet tickless) {
+        this.tickless = tickless;
         return this;
     }
 
@@ -157,7 +171,7 @@ public final class TopologyBuilder {
             sortedDevices.add(new Device(d.type(), d.pci(), d.name(), loc.isEmpty() ? online : loc));
         }
         sortedDevices.sort(DEVICE_ORDER);
-        return new Topology(root, online, allowedHere, numa, sortedDevices, cpuKinds, info, source);
+        return new Topology(root, online, allowedHere, isolated, tickless, numa, sortedDevices, cpuKinds, info, source);
     }
 
     private static void sortChildren(HwObject o) {

@@ -172,6 +172,7 @@ final class StatusCommand {
         Map<String, Object> report = j.get("report") == null ? Map.of() : Targets.map(j.get("report"));
         Map<String, Object> a = report.get("agent") == null ? Map.of() : Targets.map(report.get("agent"));
         CpuSet scope = a.get("jvmScope") == null ? t.allowed() : CpuSet.parse(a.get("jvmScope").toString());
+        CpuSet isolated = a.get("isolated") == null ? CpuSet.empty() : CpuSet.parse(a.get("isolated").toString());
         Map<Integer, List<String>> onPu = new java.util.TreeMap<>();
         Map<Integer, Integer> poolOnPu = new HashMap<>();
         List<String> legend = new ArrayList<>();
@@ -196,7 +197,8 @@ final class StatusCommand {
         }
         String caption = "JVM " + j.get("pid") + ": " + workers + " workers of pinned pools where the kernel has them now (! = not where the agent put it)"
                 + (legend.isEmpty() ? "" : "; colours: " + String.join(", ", legend));
-        return PlanSvg.draw(t, pu -> !scope.contains(pu) ? "x" : String.join(",", onPu.getOrDefault(pu, List.of())),
+        return PlanSvg.draw(t, pu -> !scope.contains(pu) ? "x"
+                        : onPu.containsKey(pu) ? String.join(",", onPu.get(pu)) : isolated.contains(pu) ? "isolated" : "",
                 pu -> "g" + poolOnPu.getOrDefault(pu, 0), caption);
     }
 
@@ -213,6 +215,10 @@ final class StatusCommand {
         Map<String, Object> a = Targets.map(report.get("agent"));
         out.println("  scope " + a.get("jvmScope") + ", policy " + a.get("policy") + ", bind " + a.get("bind") + ", binder " + a.get("binder")
                 + (a.get("problem") != null ? ", problem: " + a.get("problem") : ""));
+        if (a.get("isolated") != null) {
+            out.println("  isolated by the kernel: pus " + a.get("isolated")
+                    + (a.get("poolScope") != null ? "; pools are planned on pus " + a.get("poolScope") : ""));
+        }
         if (a.get("node") != null) for (String line : node(Targets.map(a.get("node")))) out.println("  " + line);
         List<Object> kinds = a.get("cpukinds") == null ? List.of() : Targets.list(a.get("cpukinds"));
         if (kinds.size() > 1) {

@@ -26,6 +26,8 @@ final class TopologySummary {
         m.put("source", t.source());
         m.put("online", t.online().toString());
         m.put("allowed", t.allowed().toString());
+        m.put("isolated", t.isolated().toString());
+        m.put("tickless", t.tickless().toString());
         m.put("packages", cpusets(t, HwType.PACKAGE));
         m.put("dies", cpusets(t, HwType.DIE));
         List<Object> numa = new ArrayList<>();

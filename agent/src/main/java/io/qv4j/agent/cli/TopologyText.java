@@ -25,7 +25,8 @@ final class TopologyText {
 
     static String draw(Topology t) {
         CpuSet allowed = t.allowed();
-        return draw(t, pu -> allowed.contains(pu) ? "PU " + pu : "PU " + pu + "(x)");
+        CpuSet isolated = t.isolated();
+        return draw(t, pu -> "PU " + pu + (allowed.contains(pu) ? "" : "(x)") + (isolated.contains(pu) ? "(i)" : ""));
     }
 
     static String draw(Topology t, IntFunction<String> puLabel) {
@@ -41,6 +42,8 @@ final class TopologyText {
         for (HwObject c : t.root().children()) draw(sb, c, "  ", puLabel, devicesAt, hybrid);
         for (Device d : devicesAt.getOrDefault(t.root(), List.of())) device(sb, d, "  ");
         if (!t.allowed().equals(t.online())) sb.append("(x) = not allowed for this process\n");
+        if (!t.isolated().isEmpty()) sb.append("(i) = isolated by the kernel (no load balancing; pools are planned elsewhere while they can be): pus ").append(t.isolated()).append('\n');
+        if (!t.tickless().isEmpty()) sb.append("tickless (nohz_full): pus ").append(t.tickless()).append('\n');
         for (CpuKind k : t.cpuKinds()) sb.append(kind(k)).append('\n');
         String note = t.info().get("caches.note");
         if (note != null) sb.append("caches: ").append(note).append('\n');

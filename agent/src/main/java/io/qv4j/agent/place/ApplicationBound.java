@@ -22,7 +22,7 @@ final class ApplicationBound {
 
     /** True (and the worker recorded where it is) when the calling thread, whose mask is {@code now}, was bound by the application. */
     static boolean leftAlone(PoolRegistry registry, Worker w, Env e, PlacementEvents events, CpuSet now) {
-        CpuSet universe = w.pool.parent != null ? w.pool.parent.and(e.jvm()) : e.jvm();
+        CpuSet universe = PoolPlanner.scopeOf(w.pool, e);
         if (now == null || now.equals(universe) || !universe.containsAll(now) || now.equals(w.cpuset)) return false;
         Boolean kept = e.binder().keptStartMask();
         synchronized (registry.lock) {

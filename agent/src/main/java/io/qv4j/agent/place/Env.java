@@ -17,4 +17,15 @@ import io.qv4j.topology.Topology;
  *                 threads' kernel masks can be compared with it
  */
 public record Env(Topology topology, CpuSet jvm, Binder binder, String problem, Node node, boolean live) {
+
+    /**
+     * Where ordinary pools are planned: the JVM scope less the PUs the kernel isolates from its
+     * balancing, while it has others (DESIGN.md §7.2). A worker given a piece of several isolated
+     * PUs would stay on the one it first ran on; users isolate PUs to hand them out one by one.
+     */
+    public CpuSet ordinary() {
+        if (topology == null || jvm == null) return jvm;
+        CpuSet rest = jvm.andNot(topology.isolated());
+        return rest.isEmpty() ? jvm : rest;
+    }
 }

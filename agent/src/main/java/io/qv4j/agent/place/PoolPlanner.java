@@ -52,7 +52,7 @@ final class PoolPlanner {
     /** How many pieces the pool's policy makes of the JVM scope (a group of plain threads of unknown size takes one thread per piece); 1 if it cannot say. */
     int pieces(Pool p, Env e) {
         try {
-            return Math.max(1, engine.plan(e.topology(), e.jvm(), policyOf(p, options), 1).pieces());
+            return Math.max(1, engine.plan(e.topology(), e.ordinary(), policyOf(p, options), 1).pieces());
         } catch (RuntimeException | LinkageError ex) {
             return 1;
         }
@@ -67,7 +67,12 @@ final class PoolPlanner {
             return;
         }
         CpuSet scope = scopeOf(p, e);
-        if (!scope.equals(e.jvm())) p.reason += ", inside its creator's piece " + scope;
+        if (p.parent != null && !scope.equals(e.ordinary())) p.reason += ", inside its creator's piece " + scope;
+        else if (!scope.equals(e.jvm())) {
+            CpuSet isolated = e.jvm().and(e.topology().isolated());
+            p.reason += ", off the kernel-isolated pus " + isolated;
+            Log.once("isolated", "pus " + isolated + " are isolated by the kernel (no load balancing there): pools are planned on pus " + scope);
+        }
         if (p.tasks < 0) {
             p.scope = scope;
             p.universe = scope.toString();
@@ -87,12 +92,18 @@ final class PoolPlanner {
             if (union.intersects(others)) {
                 // the free part cannot hold the pool: leave the workers to the kernel's balancing
                 // inside the scope rather than pile them onto PUs other JVMs hold
-                p.slots = null;
-                p.scope = scope;
-                p.shares = true;
-                p.reason += ", not enough PUs free of other JVMs' claims (" + others + "): bound to the pool scope";
+                boundToScope(p, scope, "not enough PUs free of other JVMs' claims (" + others + ")");
                 Log.once("crowded:" + p.name, "pool " + p.name + ": other JVMs claim " + others + " of " + scope
                         + " and the rest cannot hold its " + p.tasks + " workers: they share " + scope);
+                return;
+            }
+            CpuSet mine = held(p);
+            if (!mine.isEmpty() && mine.containsAll(union)) {
+                // every piece is another pool's: pinned there, a worker that wakes would wait behind
+                // one that spins, where the kernel would have run it elsewhere in the scope
+                boundToScope(p, scope, "every piece of its plan (" + union + ") is held by other pinned pools of this JVM");
+                Log.once("held:" + p.name, "pool " + p.name + ": other pinned pools of this JVM hold every piece it would take (pus " + union
+                        + "): its workers run on pus " + scope + ", where the kernel balances them");
                 return;
             }
             if (load != null && !load.busy(union).isEmpty()) Log.debug("pool " + p.name + ": it also takes " + load.describeBusy(union));
@@ -107,6 +118,14 @@ final class PoolPlanner {
             node.release(union.andNot(lost));
             others = others.or(lost);
         }
+    }
+
+    /** The pool's workers are bound to its whole scope, where the kernel balances them, for {@code why}. */
+    private static void boundToScope(Pool p, CpuSet scope, String why) {
+        p.slots = null;
+        p.scope = scope;
+        p.shares = true;
+        p.reason += ", " + why + ": bound to the pool scope";
     }
 
     /**
@@ -164,7 +183,8 @@ final class PoolPlanner {
 
     /** What the pool splits: the JVM scope, or its creator's piece of it (nested scopes, DESIGN.md §7). */
     static CpuSet scopeOf(Pool p, Env e) {
-        return p.parent != null && p.parent.intersects(e.jvm()) ? p.parent.and(e.jvm()) : e.jvm();
+        CpuSet ordinary = e.ordinary();
+        return p.parent != null && p.parent.intersects(ordinary) ? p.parent.and(ordinary) : ordinary;
     }
 
     /**
@@ -377,11 +397,11 @@ final class PoolPlanner {
             double[] w = new double[ws.size()];
             for (int i = 0; i < w.length; i++) w[i] = ws.get(i).weight();
             try {
-                List<Scope> pieces = Scope.of(e.topology(), e.jvm()).splitWeighted(w).pieces();
+                List<Scope> pieces = Scope.of(e.topology(), e.ordinary()).splitWeighted(w).pieces();
                 for (int i = 0; i < ws.size() && i < pieces.size(); i++) weighted.put(ws.get(i).name(), pieces.get(i).cpuset());
                 Log.debug("weighted rules: " + weighted);
             } catch (RuntimeException ex) {
-                Log.once("weights", "cannot split the JVM scope " + e.jvm() + " by the rules' weights (" + ex.getMessage() + "): weights ignored");
+                Log.once("weights", "cannot split the JVM scope " + e.ordinary() + " by the rules' weights (" + ex.getMessage() + "): weights ignored");
             }
         }
         return weighted.get(r.name());

@@ -156,7 +156,7 @@ public final class Rebalancer implements Runnable {
         for (double l : loads) total += l;
         if (total < MIN_LOAD * options.periodMillis() * 1e6) return;
 
-        CpuSet universe = e.jvm();
+        CpuSet universe = e.ordinary();
         if (e.node() != null && e.node().claims() != null) universe = universe.andNot(e.node().claims().others(universe));
         if (universe.andNot(others).cardinality() >= members.size()) universe = universe.andNot(others);
         if (universe.cardinality() < members.size()) return;

@@ -92,7 +92,7 @@ public final class TopologyCache {
         Topology t = bytes == null ? null : decode(bytes, key, state.allowed());
         if (t != null) {
             hit = true;
-            return t;
+            return SysfsReader.withLiveIsolation(t);
         }
         t = SysfsReader.live(cpuid);
         // kept only when nothing changed during the reading (the allowed set above all)

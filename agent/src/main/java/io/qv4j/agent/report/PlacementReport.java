@@ -38,6 +38,8 @@ public final class PlacementReport {
         agent.put("pools", options.pools());
         agent.put("topology", topology == null ? null : topology.source());
         agent.put("jvmScope", e == null || e.jvm() == null ? null : e.jvm().toString());
+        agent.put("isolated", topology == null || topology.isolated().isEmpty() ? null : topology.isolated().toString());
+        agent.put("poolScope", e == null || e.jvm() == null || e.ordinary().equals(e.jvm()) ? null : e.ordinary().toString());
         agent.put("allowedChange", placer.registry().allowedChange());
         agent.put("binder", e == null ? null : e.binder().describe());
         agent.put("problem", e == null ? "not ready" : e.problem());

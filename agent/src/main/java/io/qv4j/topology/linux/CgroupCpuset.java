@@ -20,7 +20,44 @@ final class CgroupCpuset {
     private CgroupCpuset() {
     }
 
+    /** Where the process sits: the cpuset mounts found and its cgroup paths in them (null where unknown). */
+    private record Place(Mount v1, Mount v2, String v1Path, String v2Path) {
+    }
+
     static CpuSet read(FsRoot fs) {
+        Place p = place(fs);
+        if (p == null) return null;
+        // A cpuset controller on v1 is not available on v2 (a controller lives in one hierarchy).
+        if (p.v1() != null && p.v1Path() != null) return readWalkingUp(fs, p.v1(), p.v1Path());
+        if (p.v2() != null && p.v2Path() != null) return readWalkingUp(fs, p.v2(), p.v2Path());
+        return null;
+    }
+
+    /**
+     * The CPUs of the isolated cgroup v2 cpuset partition the process is in (its cgroup or an
+     * ancestor whose {@code cpuset.cpus.partition} is {@code isolated}: the kernel does not
+     * balance there), with those of every isolated partition where the kernel lists them
+     * ({@code cpuset.cpus.isolated} at the top, 6.7 and later); empty where none.
+     */
+    static CpuSet isolatedPartitions(FsRoot fs) {
+        Place p = place(fs);
+        if (p == null || p.v2() == null || p.v1() != null) return CpuSet.empty();
+        Path top = fs.resolve(fs.path(p.v2().dir()));
+        if (top == null) return CpuSet.empty();
+        CpuSet isolated = list(fs, top.resolve("cpuset.cpus.isolated"));
+        if (p.v2Path() == null) return isolated;
+        for (Path dir = inside(top, p.v2Path()); dir != null && dir.startsWith(top); dir = dir.getParent()) {
+            if ("isolated".equals(fs.read(dir.resolve("cpuset.cpus.partition")))) return isolated.or(list(fs, dir.resolve("cpuset.cpus.effective")));
+        }
+        return isolated;
+    }
+
+    private static CpuSet list(FsRoot fs, Path file) {
+        String s = fs.read(file);
+        return s == null || s.isEmpty() ? CpuSet.empty() : FsRoot.parseList(file, s);
+    }
+
+    private static Place place(FsRoot fs) {
         String mounts = fs.read(fs.path("proc/mounts"));
         if (mounts == null) mounts = fs.read(fs.path("proc/self/mounts"));
         if (mounts == null) return null;
@@ -57,25 +94,20 @@ final class CgroupCpuset {
         }
         // Older kernels (and some dumps) only say where the process sits in the cpuset hierarchy.
         String cpusetPath = fs.read(fs.path("proc/self/cpuset"));
-        // A cpuset controller on v1 is not available on v2 (a controller lives in one hierarchy).
-        if (v1 != null) {
-            String path = v1Path != null ? v1Path : cpusetPath;
-            if (path != null) return readWalkingUp(fs, v1, path);
-        }
-        if (v2 != null) {
-            String path = v2Path != null ? v2Path : cpusetPath;
-            if (path != null) return readWalkingUp(fs, v2, path);
-        }
-        return null;
+        return new Place(v1, v2, v1Path != null ? v1Path : cpusetPath, v2Path != null ? v2Path : cpusetPath);
+    }
+
+    /** The cgroup's directory under the mount {@code top}; {@code top} itself for a path that would leave it. */
+    private static Path inside(Path top, String cgroupPath) {
+        Path dir = top.resolve(cgroupPath.startsWith("/") ? cgroupPath.substring(1) : cgroupPath).normalize();
+        return dir.startsWith(top) ? dir : top;
     }
 
     /** The cpuset file of the cgroup, or of its nearest ancestor that has one (v2 levels without the controller lack it). */
     private static CpuSet readWalkingUp(FsRoot fs, Mount mount, String cgroupPath) {
         Path top = fs.resolve(fs.path(mount.dir()));
         if (top == null) return null;
-        Path dir = top.resolve(cgroupPath.startsWith("/") ? cgroupPath.substring(1) : cgroupPath).normalize();
-        if (!dir.startsWith(top)) dir = top;
-        for (; dir != null && dir.startsWith(top); dir = dir.getParent()) {
+        for (Path dir = inside(top, cgroupPath); dir != null && dir.startsWith(top); dir = dir.getParent()) {
             for (String name : mount.files()) {
                 String s = fs.read(dir.resolve(name));
                 // an empty cpuset.cpus means "inherit" in v1 children that were never configured

@@ -84,6 +84,7 @@ public final class SysfsReader {
         readNumaNodes();
         CpuSet allowed = allowed(fs, live, online);
         builder.allowed(allowed);
+        builder.isolated(isolated(fs)).tickless(tickless(fs));
         if (sysfsCaches) builder.info("caches.source", "sysfs");
         else cachesWithoutSysfs(allowed);
         for (Device d : new PciDevices(fs, online, numaCpus).read()) builder.device(d);
@@ -335,6 +336,42 @@ public final class SysfsReader {
         }
         CpuSet cgroup = CgroupCpuset.read(fs);
         return cgroup == null ? allowed : allowed.and(cgroup);
+    }
+
+    // ---- isolation ---------------------------------------------------------------------------
+
+    /**
+     * {@code t} with the live machine's isolated and tickless PUs, read now: an isolated cpuset
+     * partition can be made or undone without a reboot, so they are not kept with the rest.
+     */
+    public static Topology withLiveIsolation(Topology t) {
+        FsRoot fs = new FsRoot(Path.of("/"));
+        return t.withIsolation(isolated(fs), tickless(fs));
+    }
+
+    /** {@code isolcpus=} (the kernel's list of CPUs outside its scheduling domains) and isolated cpuset partitions. */
+    private static CpuSet isolated(FsRoot fs) {
+        CpuSet partitions;
+        try {
+            partitions = CgroupCpuset.isolatedPartitions(fs);
+        } catch (RuntimeException unreadable) {
+            partitions = CpuSet.empty(); // a damaged cgroup file must not cost the whole topology
+        }
+        return cpulistOrNone(fs, "isolated").or(partitions);
+    }
+
+    private static CpuSet tickless(FsRoot fs) {
+        return cpulistOrNone(fs, "nohz_full");
+    }
+
+    /** A cpulist under the CPU directory; empty where missing or not a list (without {@code nohz_full=} kernels print "(null)"). */
+    private static CpuSet cpulistOrNone(FsRoot fs, String name) {
+        String s = fs.read(fs.path(CPU_DIR).resolve(name));
+        try {
+            return s == null ? CpuSet.empty() : CpuSet.parse(s);
+        } catch (IllegalArgumentException notAList) {
+            return CpuSet.empty();
+        }
     }
 
     // ---- what a reading depends on -----------------------------------------------------------

@@ -133,6 +133,27 @@ class PlacerTest {
     }
 
     @Test
+    void poolsAreNeverPlannedOnKernelIsolatedPusWhileTheJvmHasOthers() throws Exception {
+        Topology isolated = MACHINE.withIsolation(CpuSet.parse("2-5"), CpuSet.empty());
+        Placer p = new Placer(OptionsParser.parse("split-at=core", new Properties(), Map.of()), Rules.none(), 1000);
+        p.ready(new Env(isolated, isolated.allowed(), binder, null, null, false));
+        ThreadPoolExecutor pool = AppPools.fixed(6, p::poolCreated);
+        start(p, pool, "app", 6);
+        assertEquals(CpuSet.parse("0-1,6-15"), pool(p, pool).scope());
+        for (CpuSet c : cpusets(p, pool)) assertFalse(c.intersects(CpuSet.parse("2-5")), c + " is on an isolated PU");
+    }
+
+    @Test
+    void aJvmAllowedOnlyIsolatedPusPlansOnThem() throws Exception {
+        Topology isolated = MACHINE.withIsolation(CpuSet.parse("2-5"), CpuSet.empty());
+        Placer p = new Placer(OptionsParser.parse("split-at=pu", new Properties(), Map.of()), Rules.none(), 1000);
+        p.ready(new Env(isolated, CpuSet.parse("2-5"), binder, null, null, false));
+        ThreadPoolExecutor pool = AppPools.fixed(4, p::poolCreated);
+        start(p, pool, "app", 4);
+        assertEquals(List.of(CpuSet.of(2), CpuSet.of(3), CpuSet.of(4), CpuSet.of(5)), cpusets(p, pool).stream().sorted().toList());
+    }
+
+    @Test
     void aSecondPoolPlansOnThePusTheFirstLeftFree() throws Exception {
         Placer p = placer("split-at=core", null);
         ThreadPoolExecutor a = AppPools.fixed(4, p::poolCreated);
@@ -154,6 +175,19 @@ class PlacerTest {
         start(p, b, "b", 4);
         assertTrue(pool(p, b).sharesPus());
         assertEquals(MACHINE.allowed().toString(), pool(p, b).universe());
+    }
+
+    @Test
+    void aPoolWhosePiecesOtherPoolsOfTheJvmAllHoldRunsOnItsScopeNotOnTheirPus() throws Exception {
+        Placer p = placer("split-at=core", null);
+        ThreadPoolExecutor batch = AppPools.fixed(8, p::poolCreated);
+        ThreadPoolExecutor critical = AppPools.fixed(1, p::poolCreated);
+        start(p, batch, "batch", 8);
+        start(p, critical, "critical", 1);
+        assertTrue(pool(p, critical).sharesPus());
+        assertEquals(MACHINE.allowed(), pool(p, critical).scope());
+        assertEquals(List.of(MACHINE.allowed()), cpusets(p, critical));
+        assertTrue(pool(p, critical).reason().contains("held by other pinned pools of this JVM"), pool(p, critical).reason());
     }
 
     @Test

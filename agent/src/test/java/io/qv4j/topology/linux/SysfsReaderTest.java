@@ -132,6 +132,41 @@ class SysfsReaderTest {
     }
 
     @Test
+    void isolcpusAndAnIsolatedCgroupPartitionAreIsolatedAndNohzFullIsTickless() throws IOException {
+        fourPuMachine(true);
+        write("sys/devices/system/cpu/isolated", "1");
+        write("sys/devices/system/cpu/nohz_full", "1-3");
+        write("proc/self/cgroup", "0::/rt/app\n");
+        write("proc/mounts", "cgroup2 /sys/fs/cgroup cgroup2 rw,nosuid 0 0\n");
+        write("sys/fs/cgroup/rt/cpuset.cpus.partition", "isolated");
+        write("sys/fs/cgroup/rt/cpuset.cpus.effective", "2-3");
+        write("sys/fs/cgroup/rt/app/cpuset.cpus.partition", "member");
+        write("sys/fs/cgroup/rt/app/cpuset.cpus.effective", "2-3");
+
+        Topology t = SysfsReader.read(root);
+
+        assertEquals(CpuSet.parse("1-3"), t.isolated());
+        assertEquals(CpuSet.parse("1-3"), t.tickless());
+    }
+
+    @Test
+    void withoutNohzFullTheKernelsNullTextIsNoTicklessPuAndAnInvalidPartitionIsolatesNothing() throws IOException {
+        fourPuMachine(true);
+        write("sys/devices/system/cpu/isolated", "");
+        write("sys/devices/system/cpu/nohz_full", "(null)");
+        write("proc/self/cgroup", "0::/rt\n");
+        write("proc/mounts", "cgroup2 /sys/fs/cgroup cgroup2 rw,nosuid 0 0\n");
+        write("sys/fs/cgroup/rt/cpuset.cpus.partition", "isolated invalid (Cpu list in cpuset.cpus not exclusive)");
+        write("sys/fs/cgroup/rt/cpuset.cpus.effective", "0-3");
+
+        Topology t = SysfsReader.read(root);
+
+        assertEquals(CpuSet.empty(), t.isolated());
+        assertEquals(CpuSet.empty(), t.tickless());
+        assertEquals(CpuSet.parse("0-3"), t.allowed());
+    }
+
+    @Test
     void cgroupV1CpusetMountedWithNoprefixRestrictsAllowedWithTheAffinity() throws IOException {
         fourPuMachine(true);
         write("proc/self/status", "Cpus_allowed_list:\t0-2\n");
