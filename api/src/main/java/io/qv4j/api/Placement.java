@@ -45,4 +45,12 @@ public @interface Placement {
 
     /** Only the CPU kind of this efficiency rank, 0 the most energy-efficient (option {@code kind=N}); -1 = use {@link #kind()}. */
     int efficiency() default -1;
+
+    /**
+     * The workers get cores of their own (option {@code exclusive}): whole cores, SMT siblings left
+     * idle, that no other pool or thread of the application and no other qv4j JVM is given;
+     * kernel-isolated PUs first, one per worker. Refused (with one line) where it would leave the
+     * rest of the JVM no PU.
+     */
+    boolean exclusive() default false;
 }

@@ -60,14 +60,20 @@ public interface Binder {
 
     /** The calling thread's kernel mask: from the JNI library when it is loaded, else {@code /proc}; null when unknown. */
     static CpuSet currentMask() {
+        return mask(0);
+    }
+
+    /** Thread {@code tid}'s kernel mask (0: the calling thread's), as {@link #currentMask()} reads it; null when unknown or gone. */
+    static CpuSet mask(long tid) {
         try {
-            CpuSet c = NativeAffinity.affinity(0);
+            CpuSet c = NativeAffinity.affinity((int) tid);
             if (c != null) return c;
         } catch (Throwable notLoaded) {
             // the JNI library is not in use: read /proc
         }
         try {
-            for (String line : java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/thread-self/status"))) {
+            String status = tid == 0 ? "/proc/thread-self/status" : "/proc/self/task/" + tid + "/status";
+            for (String line : java.nio.file.Files.readAllLines(java.nio.file.Path.of(status))) {
                 if (line.startsWith("Cpus_allowed_list:")) return CpuSet.parse(line.substring(18).strip());
             }
         } catch (Throwable t) {

@@ -202,6 +202,16 @@ final class StatusCommand {
                 pu -> "g" + poolOnPu.getOrDefault(pu, 0), caption);
     }
 
+    /** {@code pool critical-loop pus 3}: each exclusive pool and its PUs. */
+    private static String exclusivePools(Map<String, Object> report) {
+        List<String> each = new ArrayList<>();
+        for (Object o : Targets.list(report.get("pools"))) {
+            Map<String, Object> p = Targets.map(o);
+            if (Boolean.TRUE.equals(p.get("exclusive"))) each.add("pool " + p.get("name") + " pus " + p.get("scope"));
+        }
+        return String.join(", ", each);
+    }
+
     static void text(Map<String, Object> j, PrintStream out) {
         Map<String, Object> marker = Targets.map(j.get("agent"));
         out.println("JVM " + j.get("pid") + " (Java " + j.get("java") + "): " + j.get("command"));
@@ -218,6 +228,10 @@ final class StatusCommand {
         if (a.get("isolated") != null) {
             out.println("  isolated by the kernel: pus " + a.get("isolated")
                     + (a.get("poolScope") != null ? "; pools are planned on pus " + a.get("poolScope") : ""));
+        }
+        if (a.get("exclusive") != null) {
+            out.println("  exclusive: pus " + a.get("exclusive") + " (" + exclusivePools(report) + "); the rest of the JVM runs on pus " + a.get("rest")
+                    + ("share".equals(a.get("exclusiveVmThreads")) ? ", its GC, JIT and VM threads anywhere (exclusive-vm-threads=share)" : ", its GC, JIT and VM threads too (exclusive-vm-threads=apart)"));
         }
         if (a.get("node") != null) for (String line : node(Targets.map(a.get("node")))) out.println("  " + line);
         List<Object> kinds = a.get("cpukinds") == null ? List.of() : Targets.list(a.get("cpukinds"));
@@ -236,7 +250,8 @@ final class StatusCommand {
                 continue;
             }
             out.println("  pool " + p.get("name") + " (" + p.get("class") + ", " + p.get("tasks") + " tasks, policy " + p.get("policy")
-                    + ", scope " + p.get("scope") + (Boolean.TRUE.equals(p.get("sharesPus")) ? ", shares PUs" : "")
+                    + ", scope " + p.get("scope") + (Boolean.TRUE.equals(p.get("exclusive")) ? ", exclusive" : "")
+                    + (Boolean.TRUE.equals(p.get("sharesPus")) ? ", shares PUs" : "")
                     + (Boolean.TRUE.equals(p.get("released")) ? ", released: others keep its PUs busy; the kernel balances its workers" : "") + ")");
             List<String[]> rows = new ArrayList<>();
             rows.add(new String[] {"tid", "thread", "slot", "piece", "planned", "kernel", ""});

@@ -22,10 +22,13 @@ import java.util.List;
  * @param rebalance  load-proportional re-splits of the JVM scope among pinned pools; null = off (the default: not even its class is loaded)
  * @param oversubscribe pin workers one per piece even where a piece gets more workers than it has PUs (default: those share the pool scope)
  * @param carriers   where the virtual-thread scheduler's carriers are bound, all to one scope: {@code jvm} or {@code TYPE:N}; null = not bound (the default)
+ * @param exclusive  pools no rule or annotation names get cores of their own (DESIGN.md §7.2); default false
+ * @param vmThreads  whether the JVM's own threads (GC, JIT, VM) are kept off exclusive cores too ({@code apart}, the default) or may run there ({@code share})
  */
 public record Options(boolean enabled, boolean strict, PlacementSpec policy, List<String> pools,
                       boolean commonPool, Bind bind, String topology, boolean verbose, String report,
-                      NodeOptions node, RebalanceOptions rebalance, boolean oversubscribe, String carriers) {
+                      NodeOptions node, RebalanceOptions rebalance, boolean oversubscribe, String carriers,
+                      boolean exclusive, VmThreads vmThreads) {
 
     public enum Bind {
         ON, OFF, DRY_RUN;
@@ -33,6 +36,15 @@ public record Options(boolean enabled, boolean strict, PlacementSpec policy, Lis
         /** {@code on}, {@code off}, {@code dry-run}: the option's word. */
         public String word() {
             return name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
+        }
+    }
+
+    /** {@code exclusive-vm-threads}: the JVM's own threads beside exclusive workers, or kept off their cores. */
+    public enum VmThreads {
+        SHARE, APART;
+
+        public String word() {
+            return name().toLowerCase(java.util.Locale.ROOT);
         }
     }
 
@@ -46,6 +58,6 @@ public record Options(boolean enabled, boolean strict, PlacementSpec policy, Lis
 
     public static Options defaults() {
         return new Options(true, false, PlacementSpec.splitAt(HwType.CORE).color(Color.SPREAD), List.of(), false, Bind.ON,
-                null, false, null, NodeOptions.defaults(), null, false, null);
+                null, false, null, NodeOptions.defaults(), null, false, null, false, VmThreads.APART);
     }
 }

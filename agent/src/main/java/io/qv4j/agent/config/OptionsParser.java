@@ -26,7 +26,7 @@ public final class OptionsParser {
     public static final List<String> KEYS = List.of("enabled", "strict", "split-at", "split", "color", "kind", "pools",
             "common-pool", "bind", "topology", "verbose", "report",
             "local-rank", "rank-split-at", "claims", "claims-dir", "claims-refresh", "respect-quota", "neighbours",
-            "rebalance", "rebalance-threshold", "oversubscribe", "carriers", "config");
+            "rebalance", "rebalance-threshold", "oversubscribe", "carriers", "exclusive", "exclusive-vm-threads", "config");
 
     /** Local ranks get CPU pieces: every type but the devices. */
     private static final String RANK_SPLIT_AT = "machine, package, die, numa, l3, l2, l1, core, pu";
@@ -173,7 +173,18 @@ public final class OptionsParser {
         return new Options(enabled, strict, policy, pools, commonPool, bind, topology, verbose, report,
                 node(m), m.containsKey("rebalance") || m.containsKey("rebalance-threshold") ? RebalanceOptions.parse(m) : null,
                 m.containsKey("oversubscribe") ? bool("oversubscribe", m.get("oversubscribe")) : d.oversubscribe(),
-                carriers(m.get("carriers")));
+                carriers(m.get("carriers")),
+                m.containsKey("exclusive") ? bool("exclusive", m.get("exclusive")) : d.exclusive(),
+                vmThreads(m.get("exclusive-vm-threads"), d.vmThreads()));
+    }
+
+    private static Options.VmThreads vmThreads(String v, Options.VmThreads d) throws OptionException {
+        if (v == null) return d;
+        return switch (v.strip().toLowerCase(Locale.ROOT)) {
+            case "share" -> Options.VmThreads.SHARE;
+            case "apart" -> Options.VmThreads.APART;
+            default -> throw bad("exclusive-vm-threads", v, "share (the JVM's own threads may run on exclusive cores), apart (kept off them too)");
+        };
     }
 
     /** {@code carriers}: off (null), {@code jvm}, or {@code TYPE:N} (the N-th object of TYPE in the JVM scope). */

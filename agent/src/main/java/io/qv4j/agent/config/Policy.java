@@ -15,9 +15,15 @@ import io.qv4j.topology.HwType;
  * @param ordinal -1 = not given; else every worker on this piece
  * @param kind    null = not given
  * @param efficiency -1 = not given; else only the CPU kind of this efficiency rank
+ * @param exclusive null = not given; true: the workers get cores of their own (DESIGN.md §7.2)
  * @param source  what it came from, for {@code verbose} and the report: {@code rule io (qv.properties:3)}
  */
-public record Policy(HwType splitAt, int split, Color color, int ordinal, Kind kind, int efficiency, String source) {
+public record Policy(HwType splitAt, int split, Color color, int ordinal, Kind kind, int efficiency, Boolean exclusive, String source) {
+
+    /** Whether the pool's workers get cores of their own: as written, else {@code defaults}. */
+    public boolean exclusive(boolean defaults) {
+        return exclusive != null ? exclusive : defaults;
+    }
 
     /** The effective policy: given values over the defaults'; split-at given and split not means split-at. */
     public PlacementSpec resolve(PlacementSpec defaults) {

@@ -44,6 +44,7 @@ final class AnnotationRewriter {
         int ordinal = -1;
         Kind kind;
         int efficiency = -1;
+        Boolean exclusive;
 
         Collector() {
             super(Opcodes.ASM9);
@@ -51,6 +52,7 @@ final class AnnotationRewriter {
 
         @Override
         public void visit(String name, Object value) {
+            if (value instanceof Boolean b && name.equals("exclusive")) exclusive = b;
             if (value instanceof Integer i) {
                 if (name.equals("split")) split = Math.max(0, i);
                 else if (name.equals("ordinal")) ordinal = i;
@@ -71,7 +73,7 @@ final class AnnotationRewriter {
 
         Policy policy(String source) {
             if (color == Color.UNDEFINED) color = null; // places no task: not a placement policy
-            return new Policy(splitAt, split, color, ordinal, kind, efficiency, source);
+            return new Policy(splitAt, split, color, ordinal, kind, efficiency, exclusive, source);
         }
 
         @Override

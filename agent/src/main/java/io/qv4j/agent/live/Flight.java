@@ -74,6 +74,7 @@ final class Flight {
         e.scope = p.scope() == null ? null : p.scope().toString();
         e.policy = p.policy() == null ? null : p.policy().toString();
         e.sharesPus = p.sharesPus();
+        e.exclusive = p.exclusive();
         StringBuilder sb = new StringBuilder();
         if (p.slots() != null) {
             for (int i = 0; i < p.slots().size(); i++) sb.append(i == 0 ? "" : " ").append(i).append(':').append(p.slots().piece(i));
@@ -189,6 +190,9 @@ final class Flight {
         String policy;
         @Label("Shares PUs")
         boolean sharesPus;
+        @Label("Exclusive")
+        @Description("its workers have cores no other thread of the application is given")
+        boolean exclusive;
         @Label("Slots")
         @Description("slot:cpuset for each slot")
         String slots;

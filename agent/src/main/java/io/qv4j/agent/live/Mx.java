@@ -156,6 +156,10 @@ final class Mx implements QvAgentMXBean {
         public boolean isSharesPus() {
             return bool(m.get("sharesPus"));
         }
+
+        public boolean isExclusive() {
+            return bool(m.get("exclusive"));
+        }
     }
 
     record ThreadView(String pool, Map<String, Object> m) implements ThreadInfo {

@@ -47,6 +47,9 @@ public interface QvAgentMXBean {
         String getScope();
 
         boolean isSharesPus();
+
+        /** Its workers have cores of their own ({@code exclusive} in the report, DESIGN.md §7.2). */
+        boolean isExclusive();
     }
 
     /** A worker thread (composite data to a JMX client). */

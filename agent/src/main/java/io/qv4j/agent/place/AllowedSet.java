@@ -120,7 +120,7 @@ final class AllowedSet implements Runnable {
             for (Worker w : registry.liveWorkers().values()) placed.add(w.tid);
         }
         if (!ProcessAffinity.allInside(process, placed)) return e;
-        Env now = new Env(e.topology(), to, e.binder(), e.problem(), e.node(), e.live());
+        Env now = e.withJvm(to);
         boolean moved;
         synchronized (registry.lock) {
             if (placer.env() != e) return placer.env(); // another worker re-planned first

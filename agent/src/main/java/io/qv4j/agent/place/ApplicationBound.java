@@ -1,6 +1,7 @@
 package io.qv4j.agent.place;
 
 import io.qv4j.agent.bind.Binder;
+import io.qv4j.agent.config.Options;
 import io.qv4j.agent.log.Log;
 import io.qv4j.topology.CpuSet;
 
@@ -52,25 +53,36 @@ final class ApplicationBound {
     }
 
     /**
-     * A thread qv4j does not place, starting on itself, must not keep a mask it inherited from one
-     * qv4j placed (threads inherit their creator's mask): the common pool's workers, started by a
-     * worker pinned to one PU, would all share that PU. It gets the JVM scope, where it runs
-     * without the agent. Any other mask (the JVM scope, the application's own choice) is kept.
-     * Called only once qv4j has bound some thread (the {@link Placer} checks, one volatile read):
-     * before that no thread can have inherited a mask it gave.
+     * A thread starting, on itself, before anything else runs on it. One whose mask reaches this
+     * JVM's exclusive PUs (made by an exclusive worker, or by a thread that may run there) is kept
+     * off them (DESIGN.md §7.2), but for the JVM's own threads under
+     * {@code exclusive-vm-threads=share}. Else a thread qv4j does not place (not a pool's worker)
+     * must not keep a mask it inherited from one qv4j placed (threads inherit their creator's
+     * mask): the common pool's workers, started by a worker pinned to one PU, would all share that
+     * PU. It gets the JVM scope (less exclusive PUs), where it runs without the agent. Any other
+     * mask (the JVM scope, the application's own choice) is kept. Called only once qv4j has bound
+     * some thread (the {@link Placer} checks, one volatile read): before that no thread can have
+     * inherited a mask it gave.
      */
-    static void unconfine(Placer placer, Thread t) {
+    static void unconfine(Placer placer, Thread t, boolean poolWorker) {
         Env e = placer.env();
         if (e == null || !e.live() || !e.binder().binds()) return;
         CpuSet now = Binder.currentMask();
-        if (now == null || now.equals(e.jvm())) return;
+        if (now == null) return;
+        if (now.intersects(e.exclusive()) && !(placer.options().vmThreads() == Options.VmThreads.SHARE && ExclusiveRoom.vmThreadName(t.getName()))) {
+            CpuSet to = now.andNot(e.exclusive());
+            boolean bound = e.binder().bind(to.isEmpty() ? e.rest() : to);
+            if (Log.isVerbose()) Log.debug("thread \"" + t.getName() + "\" started on exclusive pus " + now.and(e.exclusive()) + ": kept off them" + e.binder().outcome(bound));
+            return;
+        }
+        if (poolWorker || now.equals(e.jvm())) return; // a pool's worker is the pool hooks' to place
         PoolRegistry registry = placer.registry();
         synchronized (registry.lock) {
             if (!givenByQv(registry, now, null)) return;
         }
         e = AllowedSet.check(placer, e, now); // taskset may have narrowed the process since: never widen past it
-        if (now.equals(e.jvm())) return;
-        boolean bound = e.binder().bind(e.jvm());
+        if (now.equals(e.rest())) return;
+        boolean bound = e.binder().bind(e.rest());
         if (Log.isVerbose()) {
             Log.debug("thread \"" + t.getName() + "\" inherited pus " + now + " from a thread qv4j placed: back to the JVM scope"
                     + e.binder().outcome(bound));

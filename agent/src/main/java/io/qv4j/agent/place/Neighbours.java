@@ -234,7 +234,8 @@ public final class Neighbours implements Runnable {
             for (Map.Entry<Thread, Worker> x : registry.liveWorkers().entrySet()) {
                 Worker w = x.getValue();
                 Pool p = w.pool;
-                if (w.exited || !w.bound || w.tid <= 0 || w.appBound || !p.pinned || p.released || p.slots == null || w.slot < 0) continue;
+                // an exclusive worker has its core to itself: nothing of this JVM to step round
+                if (w.exited || !w.bound || w.tid <= 0 || w.appBound || !p.pinned || p.released || p.exclusive || p.slots == null || w.slot < 0) continue;
                 if (w.cpuset == null || w.cpuset.cardinality() >= PoolPlanner.scopeOf(p, e).cardinality()) continue;
                 threads.add(x.getKey());
                 workers.add(w);

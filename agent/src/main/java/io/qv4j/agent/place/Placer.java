@@ -27,6 +27,7 @@ public final class Placer {
     private final PoolPlanner planner;
     private final ThreadSets threads;
     private final GrowingGroups groups;
+    private final ExclusiveRoom room;
     /** Plain threads placed as a group's tasks: their exit frees their slot. */
     private final Map<Thread, Boolean> grouped = new ConcurrentHashMap<>();
     private final CountDownLatch ready = new CountDownLatch(1);
@@ -45,10 +46,16 @@ public final class Placer {
         this.options = options;
         this.waitMillis = waitMillis;
         this.eligibility = new Eligibility(options, rules);
-        this.planner = new PoolPlanner(options, rules, registry);
+        this.room = new ExclusiveRoom(this, options.vmThreads());
+        this.planner = new PoolPlanner(options, rules, registry, room);
         boolean binds = options.bind() != Options.Bind.OFF;
         this.threads = new ThreadSets(binds ? rules : Rules.none(), binds);
         this.groups = new GrowingGroups(registry, planner, threads);
+    }
+
+    /** The exclusive PUs changed ({@link ExclusiveRoom}): the environment from now on. */
+    void exclusive(Env now) {
+        env = now;
     }
 
     public void annotations(Annotated a) {
@@ -182,7 +189,7 @@ public final class Placer {
             if (!pinned) registry.addWorker(p, t);
         }
         if (!pinned) {
-            if (boundAny) ApplicationBound.unconfine(this, t);
+            if (boundAny) ApplicationBound.unconfine(this, t, false);
             return;
         }
         Env e = env != null ? env : awaitEnv();
@@ -226,6 +233,7 @@ public final class Placer {
         CpuSet inherited = given.live() && given.binder().binds() ? Binder.currentMask() : null; // read once: both checks below use it
         Env e = AllowedSet.check(this, given, inherited);
         Worker w;
+        boolean exclusive = false;
         synchronized (registry.lock) {
             if (registry.known(t)) return;
             Pool p = registry.register(pool);
@@ -239,6 +247,10 @@ public final class Placer {
                 if (p.carriers) p.parent = planner.carrierScope(e);
                 planner.plan(p, e);
                 events.planned(p);
+                if (p.exclusive) {
+                    e = room.changed(e);
+                    exclusive = true;
+                }
             } else if (p.slots != null && !p.group() && Eligibility.tasks(pool) != p.tasks && planner.resize(p, Eligibility.tasks(pool), e)) {
                 events.planned(p);
                 requestCatchUp();
@@ -257,6 +269,7 @@ public final class Placer {
         }
         if (inherited != null && ApplicationBound.leftAlone(registry, w, e, events, inherited)) return;
         bind(w, e, t0);
+        if (exclusive) room.keepOff();
     }
 
     private void bind(Worker w, Env e, long t0) {
@@ -312,7 +325,7 @@ public final class Placer {
     public void threadStart(Thread t) {
         ThreadSet g = threads.match(t);
         if (g == null) {
-            if (boundAny && !ThreadSets.poolWorker(t)) ApplicationBound.unconfine(this, t); // a pool's worker is the pool hooks' to place
+            if (boundAny) ApplicationBound.unconfine(this, t, ThreadSets.poolWorker(t));
             return;
         }
         GroupKey key = threads.key(g);
@@ -331,16 +344,28 @@ public final class Placer {
     /** A plain thread's run() returns: a group's thread frees its slot. One lookup for the others. */
     public void threadExit(Thread t) {
         if (grouped.remove(t) == null) return;
-        synchronized (registry.lock) {
-            registry.removeWorker(t);
-        }
+        left(t);
     }
 
     /** A worker leaves, on its own thread: its slot is free for a replacement. */
     public void workerExit(Object pool, Thread t) {
-        synchronized (registry.lock) {
-            registry.removeWorker(t);
-        }
+        left(t);
         events.changed();
+    }
+
+    /** Frees {@code t}'s slot; the last worker of an exclusive pool that ended gives its cores back. */
+    private void left(Thread t) {
+        boolean gaveBack = false;
+        synchronized (registry.lock) {
+            Worker w = registry.removeWorker(t);
+            Env e = env;
+            if (w != null && w.pool.exclusive && w.pool.gone() && e != null) {
+                Env now = room.changed(e);
+                planner.syncClaims(now);
+                gaveBack = !now.exclusive().equals(e.exclusive());
+                if (gaveBack) Log.debug("pool " + w.pool.name + " ended: its exclusive pus " + e.exclusive().andNot(now.exclusive()) + " are given back");
+            }
+        }
+        if (gaveBack) room.giveBack();
     }
 }

@@ -44,6 +44,8 @@ public final class Pool {
     /** The virtual-thread scheduler's carriers, bound to the {@code carriers=} scope. */
     boolean carriers;
     boolean shares;
+    /** Its workers have cores of their own (DESIGN.md §7.2): planned so, not merely asked. */
+    boolean exclusive;
     /** Others kept its PUs busy (at planning, or while watched): its workers share its scope until they are gone. */
     boolean released;
     /** How often it was released: each release doubles the quiet time it needs to be pinned again. */
@@ -165,6 +167,11 @@ public final class Pool {
 
     public boolean sharesPus() {
         return shares;
+    }
+
+    /** Its workers have cores no other thread of the application is given (DESIGN.md §7.2). */
+    public boolean exclusive() {
+        return exclusive;
     }
 
     /** Released to its scope because others keep its PUs busy (DESIGN.md §7.1). */

@@ -35,13 +35,15 @@ final class PoolPlanner {
     private final Options options;
     private final Rules rules;
     private final PoolRegistry registry;
+    private final ExclusiveRoom room;
     private final EnginePlanner engine = new EnginePlanner();
     private Map<String, CpuSet> weighted; // rule name -> its share of the JVM scope; under the lock
 
-    PoolPlanner(Options options, Rules rules, PoolRegistry registry) {
+    PoolPlanner(Options options, Rules rules, PoolRegistry registry, ExclusiveRoom room) {
         this.options = options;
         this.rules = rules;
         this.registry = registry;
+        this.room = room;
     }
 
     /** The pool's effective policy: its annotation or rule over the options. */
@@ -66,10 +68,12 @@ final class PoolPlanner {
             p.reason = "no topology: " + e.problem();
             return;
         }
+        p.exclusive = false;
+        if (p.tasks > 0 && exclusiveOf(p, options) && room.plan(p, e)) return;
         CpuSet scope = scopeOf(p, e);
         if (p.parent != null && !scope.equals(e.ordinary())) p.reason += ", inside its creator's piece " + scope;
-        else if (!scope.equals(e.jvm())) {
-            CpuSet isolated = e.jvm().and(e.topology().isolated());
+        CpuSet isolated = e.rest().and(e.topology().isolated());
+        if (!isolated.isEmpty() && !scope.intersects(isolated)) {
             p.reason += ", off the kernel-isolated pus " + isolated;
             Log.once("isolated", "pus " + isolated + " are isolated by the kernel (no load balancing there): pools are planned on pus " + scope);
         }
@@ -118,6 +122,20 @@ final class PoolPlanner {
             node.release(union.andNot(lost));
             others = others.or(lost);
         }
+    }
+
+    /** Whether the pool asks for cores of its own: its annotation or rule, else the options. */
+    static boolean exclusiveOf(Pool p, Options o) {
+        return p.policy == null ? o.exclusive() : p.policy.exclusive(o.exclusive());
+    }
+
+    /** The PUs this JVM's exclusive pools hold, but {@code except}'s (null: all of them). Under the registry's lock. */
+    CpuSet exclusive(Pool except) {
+        CpuSet held = CpuSet.empty();
+        for (Pool o : registry.pools()) {
+            if (o != except && o.exclusive && o.pinned && o.slots != null && !o.gone()) held = held.or(o.scope);
+        }
+        return held;
     }
 
     /** The pool's workers are bound to its whole scope, where the kernel balances them, for {@code why}. */

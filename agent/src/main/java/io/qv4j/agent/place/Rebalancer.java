@@ -126,7 +126,7 @@ public final class Rebalancer implements Runnable {
         synchronized (registry.lock) {
             Map<Pool, Member> by = new LinkedHashMap<>();
             for (Pool p : registry.pools()) {
-                if (!p.pinned || p.slots == null || p.tasks < 1 || !p.alive()) continue;
+                if (!p.pinned || p.slots == null || p.tasks < 1 || !p.alive() || p.exclusive) continue;
                 if (p.ref.get() instanceof ThreadPoolExecutor) by.put(p, new Member(p, new ArrayList<>()));
                 else others = others.or(p.scope); // pinned, but cannot move: keep out of its way
             }

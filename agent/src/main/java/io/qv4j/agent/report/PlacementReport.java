@@ -40,6 +40,9 @@ public final class PlacementReport {
         agent.put("jvmScope", e == null || e.jvm() == null ? null : e.jvm().toString());
         agent.put("isolated", topology == null || topology.isolated().isEmpty() ? null : topology.isolated().toString());
         agent.put("poolScope", e == null || e.jvm() == null || e.ordinary().equals(e.jvm()) ? null : e.ordinary().toString());
+        agent.put("exclusive", e == null || e.exclusive().isEmpty() ? null : e.exclusive().toString());
+        agent.put("rest", e == null || e.exclusive().isEmpty() ? null : e.rest().toString());
+        agent.put("exclusiveVmThreads", options.vmThreads().word());
         agent.put("allowedChange", placer.registry().allowedChange());
         agent.put("binder", e == null ? null : e.binder().describe());
         agent.put("problem", e == null ? "not ready" : e.problem());
@@ -85,6 +88,7 @@ public final class PlacementReport {
         m.put("universe", p.universe());
         m.put("scope", p.scope() == null ? null : p.scope().toString());
         m.put("parent", p.parent() == null ? null : p.parent().toString());
+        m.put("exclusive", p.exclusive());
         m.put("sharesPus", p.sharesPus());
         m.put("oversubscribed", p.oversubscribed());
         m.put("released", p.released());

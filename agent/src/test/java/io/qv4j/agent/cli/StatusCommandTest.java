@@ -71,6 +71,19 @@ class StatusCommandTest {
     }
 
     @Test
+    void textSaysWhichPusAreExclusiveToWhichPoolWhereTheRestRunsAndWhatTheKernelIsolates() {
+        String exclusive = REPORT.replace("\"binder\": \"native\"}", "\"binder\": \"native\", \"exclusive\": \"3\", \"rest\": \"0-2\", "
+                + "\"exclusiveVmThreads\": \"share\", \"isolated\": \"3\", \"poolScope\": \"0-2\"}")
+                .replace("\"scope\": \"3\", \"sharesPus\": false", "\"scope\": \"3\", \"exclusive\": true, \"sharesPus\": false");
+        List<String> lines = text(jvm(exclusive));
+        assertEquals("  exclusive: pus 3 (pool io pus 3); the rest of the JVM runs on pus 0-2, its GC, JIT and VM threads anywhere (exclusive-vm-threads=share)",
+                line(lines, "exclusive:"));
+        assertEquals("  isolated by the kernel: pus 3; pools are planned on pus 0-2", line(lines, "isolated"));
+        assertTrue(line(lines, "pool io (").contains(", scope 3, exclusive"), String.join("\n", lines));
+        assertFalse(line(lines, "pool app (").contains("exclusive"), String.join("\n", lines));
+    }
+
+    @Test
     void textWithoutTheWatcherSaysNeighboursOffAndShowsNoWaits() {
         String off = REPORT.replaceAll(",\\s*\"neighbours\": \\{[^}]*}", "").replaceAll("\"moves\": 2, \"waited\": 0.482, |\"waited\": 0.0, ", "");
         List<String> lines = text(jvm(off));

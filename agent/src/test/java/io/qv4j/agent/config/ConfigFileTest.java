@@ -40,7 +40,7 @@ class ConfigFileTest {
         Rule io = f.rules().list().get(0);
         assertEquals("io", io.name());
         assertEquals("qv.properties:4", io.where());
-        assertEquals(new Policy(HwType.PU, 0, Color.PACKED, -1, null, -1, "rule io (qv.properties:4)"), io.policy());
+        assertEquals(new Policy(HwType.PU, 0, Color.PACKED, -1, null, -1, null, "rule io (qv.properties:4)"), io.policy());
         Rule solver = f.rules().list().get(1);
         assertEquals(2, solver.policy().ordinal());
         assertTrue(solver.weighted());
@@ -78,7 +78,7 @@ class ConfigFileTest {
         PlacementSpec options = PlacementSpec.split(4).kind(Kind.ANY);
         assertEquals("split=4 color=spread kind=efficiency", rules.match("bg-1", "x", null, false).policy().resolve(options).toString());
         assertEquals("split=4 color=spread kind=1", rules.match("fast-1", "x", null, false).policy().resolve(options).toString());
-        assertEquals("split-at=numa color=spread kind=any", new Policy(HwType.NUMANODE, 0, null, -1, null, -1, "r").resolve(options).toString());
+        assertEquals("split-at=numa color=spread kind=any", new Policy(HwType.NUMANODE, 0, null, -1, null, -1, null, "r").resolve(options).toString());
         assertEquals("config=f:2: rule bg: bad value kind=purple (allowed: auto, performance, efficiency, any, or a CPU kind's efficiency rank 0, 1, ...)",
                 assertThrows(OptionException.class, () -> ConfigFile.parse("f", "rule.bg.match.thread=bg-*\nrule.bg.kind=purple\n")).getMessage());
     }
@@ -121,9 +121,9 @@ class ConfigFileTest {
     @Test
     void aRulesPolicyFillsWhatItDoesNotSayFromTheOptions() {
         PlacementSpec options = PlacementSpec.split(4).ordinal(1);
-        assertEquals("split=4 color=packed", new Policy(null, 0, Color.PACKED, -1, null, -1, "r").resolve(options).toString());
-        assertEquals("split-at=numa color=1", new Policy(HwType.NUMANODE, 0, null, -1, null, -1, "r").resolve(options).toString());
-        assertEquals("split=4 color=3", new Policy(null, 0, null, 3, null, -1, "r").resolve(options).toString());
+        assertEquals("split=4 color=packed", new Policy(null, 0, Color.PACKED, -1, null, -1, null, "r").resolve(options).toString());
+        assertEquals("split-at=numa color=1", new Policy(HwType.NUMANODE, 0, null, -1, null, -1, null, "r").resolve(options).toString());
+        assertEquals("split=4 color=3", new Policy(null, 0, null, 3, null, -1, null, "r").resolve(options).toString());
     }
 
     @Test

@@ -21,7 +21,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * The multi-socket guest (2 packages x 2 NUMA nodes x 1 core x 2 hardware threads) booted with
  * {@code isolcpus=2-3 nohz_full=2-3}, as latency-minded users set up their machines: {@code topology}
  * and {@code status} say which PUs the kernel isolates, a pool under {@code taskset -c 0-7} stays
- * off them, and a JVM in an isolated cgroup v2 cpuset partition sees its PUs isolated too.
+ * off them while an exclusive pool takes them first, one PU per worker, and a JVM in an isolated
+ * cgroup v2 cpuset partition sees its PUs isolated too.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class IsolatedCpusIT {
@@ -35,11 +36,14 @@ class IsolatedCpusIT {
         String topology = GuestBatch.JAVA + " -jar " + GuestBatch.AGENT + " topology";
         GuestBatch b = new GuestBatch()
                 .file("/qv/p.txt", "p tpe 4 60000\n")
+                .file("/qv/x.txt", "x tpe 2\n")
+                .file("/qv/x.properties", "rule.x.match.thread = x-*\nrule.x.exclusive = true\n")
                 .section("kernel", "cat /sys/devices/system/cpu/isolated /sys/devices/system/cpu/nohz_full")
                 .section("topology", topology + "; echo '--- json'; " + topology + " --format json")
                 .section("pool", "taskset -c 0-7 " + java("", "io.qv4j.testapps.SplitsApp /qv/p.txt") + " > /tmp/p.out & "
                         + "await /tmp/p.out '^case' 4; pid=$(jvmpid /tmp/p.out); echo '--- status'; "
                         + GuestBatch.JAVA + " -jar " + GuestBatch.AGENT + " status $pid; echo '--- app'; kill $pid; wait; cat /tmp/p.out")
+                .section("exclusive", "taskset -c 0-7 " + java("config=/qv/x.properties,verbose=true", "io.qv4j.testapps.SplitsApp /qv/x.txt"))
                 .section("partition", "cg=/sys/fs/cgroup/rt; echo +cpuset > /sys/fs/cgroup/cgroup.subtree_control; mkdir $cg; "
                         + "echo 6-7 > $cg/cpuset.cpus; echo isolated > $cg/cpuset.cpus.partition; echo \"partition $(cat $cg/cpuset.cpus.partition)\"; "
                         + "sh -c \"echo \\$\\$ > $cg/cgroup.procs; exec " + topology + " --format json\"");
@@ -77,6 +81,13 @@ class IsolatedCpusIT {
         }
         String status = s.substring(s.indexOf("--- status"), s.indexOf("--- app"));
         assertTrue(status.contains("isolated by the kernel: pus 2-3; pools are planned on pus 0-1,4-7"), status);
+    }
+
+    @Test
+    void anExclusivePoolOfTwoTakesTheIsolatedPusOneEach() {
+        String s = out.get("exclusive");
+        assertEquals(List.of("2", "3"), GuestBatch.masks(s, "x").get("x"), s);
+        assertFalse(s.contains("refused"), s);
     }
 
     @Test

@@ -191,6 +191,39 @@ class PlacerTest {
     }
 
     @Test
+    void anExclusivePoolTakesTheLastCoreAndAPoolPinnedThereIsPlannedAgainOffIt() throws Exception {
+        Placer p = placer("split-at=core", "rule.c.match.thread=critical-*\nrule.c.exclusive=true\n");
+        ThreadPoolExecutor batch = AppPools.fixed(8, p::poolCreated);
+        ThreadPoolExecutor critical = AppPools.fixed(1, p::poolCreated);
+        start(p, batch, "batch", 8);
+        start(p, critical, "critical", 1);
+        CpuSet core = CpuSet.parse("14-15");
+        assertTrue(pool(p, critical).exclusive());
+        assertEquals(List.of(core), cpusets(p, critical));
+        assertEquals(core, p.env().exclusive());
+        assertFalse(pool(p, batch).scope().intersects(core), pool(p, batch).scope().toString());
+        for (CpuSet c : cpusets(p, batch)) assertFalse(c.intersects(core), c + " of the batch pool on the exclusive core");
+        assertTrue(pool(p, batch).reason().contains("planned again off the exclusive pus 14-15"), pool(p, batch).reason());
+        ThreadPoolExecutor later = AppPools.fixed(2, p::poolCreated);
+        start(p, later, "later", 2);
+        for (CpuSet c : cpusets(p, later)) assertFalse(c.intersects(core), c + " of a later pool on the exclusive core");
+    }
+
+    @Test
+    void theExclusiveWordOfTheOptionsAppliesToEveryPoolUntilTheRestWouldBeEmpty() throws Exception {
+        Placer p = placer("split-at=core,exclusive=true", null);
+        ThreadPoolExecutor a = AppPools.fixed(7, p::poolCreated);
+        ThreadPoolExecutor b = AppPools.fixed(1, p::poolCreated);
+        start(p, a, "a", 7);
+        start(p, b, "b", 1);
+        assertTrue(pool(p, a).exclusive());
+        assertEquals(CpuSet.parse("2-15"), pool(p, a).scope());
+        assertFalse(pool(p, b).exclusive(), "the last core is the rest of the JVM's");
+        assertTrue(pool(p, b).reason().contains("exclusive refused: it would leave the rest of the JVM 0 PUs"), pool(p, b).reason());
+        assertEquals(List.of(CpuSet.parse("0-1")), cpusets(p, b));
+    }
+
+    @Test
     void unboundedPoolsAreBoundToTheJvmScopeNeverOnePuEach() throws Exception {
         Placer p = placer("split-at=pu", null);
         ThreadPoolExecutor pool = AppPools.cached(p::poolCreated);
@@ -206,7 +239,7 @@ class PlacerTest {
         assertEquals(List.of(CpuSet.parse("0"), CpuSet.parse("1")), cpusets(p, ruled));
         assertEquals("io", pool(p, ruled).rule());
 
-        Policy annotated = new Policy(HwType.PACKAGE, 0, null, 1, null, -1, "@Placement on test");
+        Policy annotated = new Policy(HwType.PACKAGE, 0, null, 1, null, -1, null, "@Placement on test");
         p.annotations(new Annotated() {
             @Override
             public Policy current() {

@@ -1,0 +1,207 @@
+package io.qv4j.agent.place;
+
+import io.qv4j.agent.bind.Binder;
+import io.qv4j.agent.config.Options;
+import io.qv4j.agent.log.Log;
+import io.qv4j.agent.node.Claims;
+import io.qv4j.split.Slots;
+import io.qv4j.topology.CpuSet;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Exclusive cores at run time (DESIGN.md §7.2): a pool asking for them gets the units
+ * {@link ExclusiveCores} chooses, claimed node-wide ({@link #plan}); then the other pools that used
+ * them are planned again without them and their workers moved by kernel thread id, and every
+ * other thread of the process whose mask reaches them (the main thread, plain threads, the
+ * agent's own; the JVM's GC, JIT and VM threads too with {@code exclusive-vm-threads=apart}, the
+ * default; not the process's first thread, which only waits and whose mask is the process's) is
+ * narrowed to what is left of its mask, or to the rest of the JVM. Threads that start later are
+ * kept off at their start ({@link ApplicationBound#unconfine}). When the pool ends, its cores go
+ * back: the threads narrowed here get their masks back.
+ */
+final class ExclusiveRoom {
+
+    /**
+     * The JVM's own threads, by the names HotSpot gives them (the kernel keeps 15 characters):
+     * with {@code exclusive-vm-threads=share} they keep their masks. A name not here counts as the
+     * application's, which errs towards keeping a core quiet.
+     */
+    private static final String[] VM_THREADS = {"VM Thread", "VM Periodic Tas", "GC Thread#", "G1 ", "C1 CompilerThre",
+        "C2 CompilerThre", "Sweeper thread", "Service Thread", "Monitor Deflati", "Notification Th", "Signal Dispatch",
+        "Reference Handl", "Finalizer", "Common-Cleaner", "Attach Listener", "ZWorker", "ZDirector", "ZDriver", "ZStat",
+        "ZUnmapper", "ZRuntimeWorker", "Shenandoah", "JFR "};
+
+    private final Placer placer;
+    private final Options.VmThreads vmThreads;
+    /** Threads narrowed here, by tid: the mask each had, and the one it was given. Guarded by this. */
+    private final Map<Long, CpuSet[]> narrowed = new HashMap<>();
+
+    ExclusiveRoom(Placer placer, Options.VmThreads vmThreads) {
+        this.placer = placer;
+        this.vmThreads = vmThreads;
+    }
+
+    /**
+     * Under the registry's lock: cores of its own for each worker of {@code p} ({@link ExclusiveCores}), claimed node-wide like any pool's
+     * PUs, again without those another JVM took meanwhile; false (the reason said once) where
+     * they cannot be had: then the pool is planned as without the word.
+     */
+    boolean plan(Pool p, Env e) {
+        Claims node = e.node() == null ? null : e.node().claims();
+        CpuSet claimed = PoolPlanner.othersClaim(e, e.jvm());
+        for (int attempt = 0; ; attempt++) {
+            ExclusiveCores.Choice c = ExclusiveCores.choose(e.topology(), e.jvm(), claimed, placer.planner().exclusive(p), placer.planner().held(p), p.tasks);
+            if (c.refused() != null) {
+                p.reason += ", exclusive refused: " + c.refused();
+                Log.once("exclusive:" + p.name, "pool " + p.name + ": exclusive=true refused: " + c.refused() + "; its workers are placed as without it");
+                return false;
+            }
+            CpuSet union = c.union();
+            CpuSet lost = node == null ? CpuSet.empty() : node.claim(union);
+            if (!lost.isEmpty() && attempt <= e.jvm().cardinality()) {
+                node.release(union.andNot(lost));
+                claimed = claimed.or(lost);
+                continue;
+            }
+            p.exclusive = true;
+            p.slots = new Slots(c.units());
+            p.scope = union;
+            p.universe = union.toString();
+            p.shares = false;
+            p.oversubscribed = false;
+            p.released = false;
+            p.reason += ", exclusive: " + (p.tasks == 1 ? "a core" : p.tasks + " cores") + " of its own (pus " + union + ")";
+            return true;
+        }
+    }
+
+    /**
+     * The JVM's exclusive PUs changed to what its pools hold now: the environment says so, and
+     * every other pinned pool on them is planned again without them (its workers move at once,
+     * by {@link #keepOff}). Under the registry's lock; returns the environment now.
+     */
+    Env changed(Env e) {
+        PoolPlanner planner = placer.planner();
+        Env now = e.withExclusive(planner.exclusive(null));
+        placer.exclusive(now);
+        for (Pool o : placer.registry().pools()) {
+            if (o.exclusive || !o.planned || !o.pinned || o.scope == null || !o.scope.intersects(now.exclusive())) continue;
+            o.planned = false;
+            o.slots = null;
+            o.scope = null;
+            planner.syncClaims(now);
+            planner.plan(o, now);
+            o.reason += ", planned again off the exclusive pus " + now.exclusive();
+            if (o.pinned) planner.moveWorkers(o, false);
+        }
+        return now;
+    }
+
+    /**
+     * Outside the lock: the workers {@link #changed} moved go to their new pieces, then every other
+     * thread whose mask reaches the exclusive PUs is narrowed. An exclusive worker that bound itself
+     * while this ran is put back on its core at the end.
+     */
+    void keepOff() {
+        Env e = placer.env();
+        if (e == null || e.exclusive().isEmpty()) return;
+        CpuSet cores = e.exclusive();
+        Map<Long, CpuSet> exclusiveWorkers = new HashMap<>();
+        Map<Long, CpuSet> movedWorkers = new HashMap<>();
+        PoolRegistry registry = placer.registry();
+        synchronized (registry.lock) {
+            for (Map.Entry<Thread, Worker> x : registry.liveWorkers().entrySet()) {
+                Worker w = x.getValue();
+                if (w.exited || w.tid <= 0) continue;
+                if (w.pool.exclusive) {
+                    if (w.cpuset != null) exclusiveWorkers.put(w.tid, w.cpuset);
+                    continue;
+                }
+                CpuSet to = registry.moves.get(x.getKey());
+                if (to == null) continue;
+                w.cpuset = to; // it binds itself again at its next task, to answer the processor count
+                w.label = e.topology().label(to);
+                movedWorkers.put(w.tid, to);
+            }
+        }
+        for (Map.Entry<Long, CpuSet> m : movedWorkers.entrySet()) e.binder().bindThread(m.getKey(), m.getValue());
+        if (!e.live()) return; // a dry run's or a test's topology: this process's threads are not on it
+        int n = 0;
+        long pid = ProcessHandle.current().pid();
+        for (long tid : tids()) {
+            // the process's first thread only waits for the JVM to end (the java launcher joins main
+            // on it); its mask is the process's, which taskset shows and AllowedSet follows
+            if (tid == pid || exclusiveWorkers.containsKey(tid) || movedWorkers.containsKey(tid)) continue;
+            if (vmThreads == Options.VmThreads.SHARE && vmThread(tid)) continue;
+            CpuSet mask = Binder.mask(tid);
+            if (mask == null || !mask.intersects(cores)) continue;
+            CpuSet to = mask.andNot(cores);
+            if (to.isEmpty()) to = e.rest();
+            if (e.binder().bindThread(tid, to)) {
+                n++;
+                synchronized (this) {
+                    CpuSet[] was = narrowed.get(tid);
+                    narrowed.put(tid, new CpuSet[] {was == null ? mask : was[0], to});
+                }
+            }
+        }
+        for (Map.Entry<Long, CpuSet> w : exclusiveWorkers.entrySet()) {
+            CpuSet mask = Binder.mask(w.getKey());
+            if (mask != null && !mask.equals(w.getValue())) e.binder().bindThread(w.getKey(), w.getValue());
+        }
+        if (n > 0) Log.debug("exclusive pus " + cores + ": " + n + " other threads of this JVM moved off them (exclusive-vm-threads=" + vmThreads.word() + ")");
+    }
+
+    /** The exclusive pools ended: threads narrowed here get back their masks (within the JVM scope), where nobody changed them since. */
+    void giveBack() {
+        Env e = placer.env();
+        if (e == null) return;
+        Map<Long, CpuSet[]> all;
+        synchronized (this) {
+            all = new HashMap<>(narrowed);
+            narrowed.clear();
+        }
+        for (Map.Entry<Long, CpuSet[]> x : all.entrySet()) {
+            CpuSet now = Binder.mask(x.getKey());
+            if (now == null || !now.equals(x.getValue()[1])) continue; // gone, or moved by someone else since
+            CpuSet back = x.getValue()[0].and(e.jvm()).andNot(e.exclusive());
+            if (!back.isEmpty()) e.binder().bindThread(x.getKey(), back);
+        }
+    }
+
+    /** Whether thread {@code tid} is one of the JVM's own ({@link #VM_THREADS}). */
+    static boolean vmThread(long tid) {
+        try {
+            return vmThreadName(Files.readString(Path.of("/proc/self/task/" + tid + "/comm")).strip());
+        } catch (IOException | RuntimeException gone) {
+            return false;
+        }
+    }
+
+    static boolean vmThreadName(String comm) {
+        for (String prefix : VM_THREADS) if (comm.startsWith(prefix)) return true;
+        return false;
+    }
+
+    /** This process's kernel thread ids now. */
+    private static List<Long> tids() {
+        List<Long> out = new ArrayList<>();
+        String[] names = new java.io.File("/proc/self/task").list();
+        if (names == null) return out;
+        for (String name : names) {
+            try {
+                out.add(Long.parseLong(name));
+            } catch (NumberFormatException notATask) {
+                // not a thread
+            }
+        }
+        return out;
+    }
+}
