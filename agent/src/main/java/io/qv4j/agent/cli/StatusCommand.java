@@ -196,7 +196,8 @@ final class StatusCommand {
             }
         }
         String caption = "JVM " + j.get("pid") + ": " + workers + " workers of pinned pools where the kernel has them now (! = not where the agent put it)"
-                + (legend.isEmpty() ? "" : "; colours: " + String.join(", ", legend));
+                + (legend.isEmpty() ? "" : "; colours: " + String.join(", ", legend))
+                + (a.get("exclusive") == null ? "" : "; exclusive pus " + a.get("exclusive") + ", the rest of the JVM on " + a.get("rest"));
         return PlanSvg.draw(t, pu -> !scope.contains(pu) ? "x"
                         : onPu.containsKey(pu) ? String.join(",", onPu.get(pu)) : isolated.contains(pu) ? "isolated" : "",
                 pu -> "g" + poolOnPu.getOrDefault(pu, 0), caption);

@@ -264,6 +264,8 @@ final class StatusWatch {
         m.put("pid", pid);
         m.put("command", j.get("command"));
         m.put("jvmScope", agent.get("jvmScope"));
+        m.put("exclusive", agent.get("exclusive"));
+        m.put("rest", agent.get("rest"));
         Map<String, Object> node = Targets.map(agent.get("node"));
         m.put("claimed", node.get("claimed"));
         m.put("othersClaim", othersClaim(node));
@@ -275,6 +277,7 @@ final class StatusWatch {
             Map<String, Object> pool = new LinkedHashMap<>();
             pool.put("name", p.get("name"));
             pool.put("tasks", p.get("tasks"));
+            pool.put("exclusive", Boolean.TRUE.equals(p.get("exclusive")));
             Object done = p.get("completedTasks");
             pool.put("completedTasks", done);
             String key = pid + "/" + p.get("id");
@@ -443,11 +446,14 @@ final class StatusWatch {
                 CpuSet o = CpuSet.parse(j.get("othersClaim").toString());
                 others = others == null ? o : others.and(o); // claimed by none of the JVMs shown
             }
-            pools.append("JVM ").append(j.get("pid")).append(": scope ").append(j.get("jvmScope")).append(", claims ").append(j.get("claimed"))
+            pools.append("JVM ").append(j.get("pid")).append(": scope ").append(j.get("jvmScope"))
+                    .append(j.get("exclusive") == null ? "" : ", exclusive pus " + j.get("exclusive") + " (the rest on " + j.get("rest") + ")")
+                    .append(", claims ").append(j.get("claimed"))
                     .append("  ").append(j.get("command")).append('\n');
             for (Object po : Targets.list(j.get("pools"))) {
                 Map<String, Object> p = Targets.map(po);
-                pools.append(String.format(Locale.ROOT, "  pool %s: %s workers, %s tasks/s%n", p.get("name"), p.get("tasks"),
+                pools.append(String.format(Locale.ROOT, "  pool %s%s: %s workers, %s tasks/s%n", p.get("name"),
+                        Boolean.TRUE.equals(p.get("exclusive")) ? " (exclusive)" : "", p.get("tasks"),
                         p.get("tasksPerSecond") == null ? "-" : String.format(Locale.ROOT, "%.0f", ((Number) p.get("tasksPerSecond")).doubleValue())));
                 pools.append(String.format(Locale.ROOT, "    %-24s %-8s %-4s %-10s %-10s %5s %5s %s%n", "worker", "tid", "pu", "cpus", "planned", "cpu%", "wait%",
                         "migrations"));

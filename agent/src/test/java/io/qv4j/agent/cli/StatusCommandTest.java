@@ -81,6 +81,8 @@ class StatusCommandTest {
         assertEquals("  isolated by the kernel: pus 3; pools are planned on pus 0-2", line(lines, "isolated"));
         assertTrue(line(lines, "pool io (").contains(", scope 3, exclusive"), String.join("\n", lines));
         assertFalse(line(lines, "pool app (").contains("exclusive"), String.join("\n", lines));
+        String svg = StatusCommand.svg(io.qv4j.agent.platform.TopologyInput.input("core:4 pu:1"), jvm(exclusive));
+        assertTrue(svg.contains("exclusive pus 3, the rest of the JVM on 0-2"), svg);
     }
 
     @Test

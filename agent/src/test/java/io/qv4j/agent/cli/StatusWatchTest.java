@@ -79,6 +79,23 @@ class StatusWatchTest {
     }
 
     @Test
+    void textSaysWhichPusAreExclusiveToWhichPoolAndWhereTheRestRuns() throws IOException {
+        stat(100, 900, 100, 900);
+        statuses = Map.of(PID, Targets.map(JsonReader.parse("""
+                {"pid": 4242, "command": "java -cp app.jar Main",
+                 "report": {"agent": {"jvmScope": "0-1", "exclusive": "1", "rest": "0"}, "pools": [
+                  {"id": 1, "name": "loop", "pinned": true, "exclusive": true, "tasks": 1, "threads": [{"name": "loop-1", "tid": 101, "cpuset": "1", "kernel": "1"}]},
+                  {"id": 2, "name": "app", "pinned": true, "tasks": 1, "threads": [{"name": "app-1", "tid": 102, "cpuset": "0", "kernel": "0"}]}]}}
+                """)));
+        task(101, "loop-1", 1000, 1, 0);
+        task(102, "app-1", 1000, 0, 0);
+        String text = watch.text(watch.view(statuses, 2 * SECOND), false);
+        assertTrue(text.contains("JVM 4242: scope 0-1, exclusive pus 1 (the rest on 0), claims"), text);
+        assertTrue(text.contains("  pool loop (exclusive): 1 workers"), text);
+        assertTrue(text.contains("  pool app: 1 workers"), text);
+    }
+
+    @Test
     void waitShareIsTheDeltaOfSchedstatsSecondFieldOverTheWallTimeBetweenRefreshes() throws IOException {
         stat(100, 900, 100, 900);
         task(101, "app-1", 1000, 1, 5_000_000_000L);
