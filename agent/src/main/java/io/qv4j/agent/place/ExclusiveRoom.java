@@ -40,6 +40,8 @@ final class ExclusiveRoom {
 
     private final Placer placer;
     private final Options.VmThreads vmThreads;
+    /** Pools planned again off exclusive PUs: planned again when PUs are given back. Under the registry's lock. */
+    private final Map<Pool, Boolean> squeezed = new java.util.IdentityHashMap<>();
     /** Threads narrowed here, by tid: the mask each had, and the one it was given. Guarded by this. */
     private final Map<Long, CpuSet[]> narrowed = new HashMap<>();
 
@@ -83,38 +85,41 @@ final class ExclusiveRoom {
     }
 
     /**
-     * The JVM's exclusive PUs changed to what its pools hold now: the environment says so, and
-     * every other pinned pool on them is planned again without them (its workers move at once,
-     * by {@link #keepOff}). Under the registry's lock; returns the environment now.
+     * The JVM's exclusive PUs changed to what its pools hold now: the environment says so; every
+     * other pinned pool on them is planned again without them, and when they shrank, every pool
+     * planned off them before is planned again on what is free now (its workers move at once, by
+     * {@link #moveNow}). Under the registry's lock; returns the environment now.
      */
     Env changed(Env e) {
         PoolPlanner planner = placer.planner();
         Env now = e.withExclusive(planner.exclusive(null));
         placer.exclusive(now);
+        boolean shrank = !now.exclusive().containsAll(e.exclusive());
         for (Pool o : placer.registry().pools()) {
-            if (o.exclusive || !o.planned || !o.pinned || o.scope == null || !o.scope.intersects(now.exclusive())) continue;
+            if (o.exclusive || !o.planned || !o.pinned || o.scope == null) continue;
+            boolean on = o.scope.intersects(now.exclusive());
+            if (!on && !(shrank && squeezed.containsKey(o))) continue;
             o.planned = false;
             o.slots = null;
             o.scope = null;
             planner.syncClaims(now);
             planner.plan(o, now);
-            o.reason += ", planned again off the exclusive pus " + now.exclusive();
+            o.reason += on ? ", planned again off the exclusive pus " + now.exclusive() : ", planned again: exclusive pus given back";
+            if (on) squeezed.put(o, Boolean.TRUE);
+            else squeezed.remove(o);
             if (o.pinned) planner.moveWorkers(o, false);
         }
+        squeezed.keySet().removeIf(Pool::gone);
         return now;
     }
 
     /**
-     * Outside the lock: the workers {@link #changed} moved go to their new pieces, then every other
-     * thread whose mask reaches the exclusive PUs is narrowed. An exclusive worker that bound itself
-     * while this ran is put back on its core at the end.
+     * Outside the lock: the workers {@link #changed} planned again go to their new pieces at once,
+     * by kernel thread id (a CPU-bound task may never reach its next one).
      */
-    void keepOff() {
-        Env e = placer.env();
-        if (e == null || e.exclusive().isEmpty()) return;
-        CpuSet cores = e.exclusive();
+    private Workers moveNow(Env e) {
         Map<Long, CpuSet> exclusiveWorkers = new HashMap<>();
-        Map<Long, CpuSet> movedWorkers = new HashMap<>();
+        Map<Long, CpuSet> moved = new HashMap<>();
         PoolRegistry registry = placer.registry();
         synchronized (registry.lock) {
             for (Map.Entry<Thread, Worker> x : registry.liveWorkers().entrySet()) {
@@ -128,17 +133,38 @@ final class ExclusiveRoom {
                 if (to == null) continue;
                 w.cpuset = to; // it binds itself again at its next task, to answer the processor count
                 w.label = e.topology().label(to);
-                movedWorkers.put(w.tid, to);
+                moved.put(w.tid, to);
             }
         }
-        for (Map.Entry<Long, CpuSet> m : movedWorkers.entrySet()) e.binder().bindThread(m.getKey(), m.getValue());
+        for (Map.Entry<Long, CpuSet> m : moved.entrySet()) e.binder().bindThread(m.getKey(), m.getValue());
+        return new Workers(exclusiveWorkers, moved);
+    }
+
+    /** Exclusive workers and the workers {@link #moveNow} moved, by tid, with their pieces: the walk leaves them alone. */
+    private record Workers(Map<Long, CpuSet> exclusive, Map<Long, CpuSet> moved) {
+
+        boolean contains(long tid) {
+            return exclusive.containsKey(tid) || moved.containsKey(tid);
+        }
+    }
+
+    /**
+     * Outside the lock: the workers {@link #changed} moved go to their new pieces, then every other
+     * thread whose mask reaches the exclusive PUs is narrowed. An exclusive worker that bound itself
+     * while this ran is put back on its core at the end.
+     */
+    void keepOff() {
+        Env e = placer.env();
+        if (e == null || e.exclusive().isEmpty()) return;
+        CpuSet cores = e.exclusive();
+        Workers workers = moveNow(e);
         if (!e.live()) return; // a dry run's or a test's topology: this process's threads are not on it
         int n = 0;
         long pid = ProcessHandle.current().pid();
         for (long tid : tids()) {
             // the process's first thread only waits for the JVM to end (the java launcher joins main
             // on it); its mask is the process's, which taskset shows and AllowedSet follows
-            if (tid == pid || exclusiveWorkers.containsKey(tid) || movedWorkers.containsKey(tid)) continue;
+            if (tid == pid || workers.contains(tid)) continue;
             if (vmThreads == Options.VmThreads.SHARE && vmThread(tid)) continue;
             CpuSet mask = Binder.mask(tid);
             if (mask == null || !mask.intersects(cores)) continue;
@@ -152,17 +178,22 @@ final class ExclusiveRoom {
                 }
             }
         }
-        for (Map.Entry<Long, CpuSet> w : exclusiveWorkers.entrySet()) {
+        for (Map.Entry<Long, CpuSet> w : workers.exclusive().entrySet()) {
             CpuSet mask = Binder.mask(w.getKey());
             if (mask != null && !mask.equals(w.getValue())) e.binder().bindThread(w.getKey(), w.getValue());
         }
         if (n > 0) Log.debug("exclusive pus " + cores + ": " + n + " other threads of this JVM moved off them (exclusive-vm-threads=" + vmThreads.word() + ")");
     }
 
-    /** The exclusive pools ended: threads narrowed here get back their masks (within the JVM scope), where nobody changed them since. */
+    /**
+     * Outside the lock, after {@link #changed} gave exclusive PUs back: the pools planned again move
+     * at once, and the threads narrowed here get back their masks (within the JVM scope, less the
+     * exclusive PUs left), where nobody changed them since.
+     */
     void giveBack() {
         Env e = placer.env();
         if (e == null) return;
+        moveNow(e);
         Map<Long, CpuSet[]> all;
         synchronized (this) {
             all = new HashMap<>(narrowed);

@@ -210,6 +210,21 @@ class PlacerTest {
     }
 
     @Test
+    void whenTheExclusivePoolEndsItsCoreGoesBackAndThePoolPlannedOffItIsPlannedAgain() throws Exception {
+        Placer p = placer("split-at=core", "rule.c.match.thread=critical-*\nrule.c.exclusive=true\n");
+        ThreadPoolExecutor batch = AppPools.fixed(8, p::poolCreated);
+        ThreadPoolExecutor critical = AppPools.fixed(1, p::poolCreated);
+        start(p, batch, "batch", 8);
+        Thread loop = start(p, critical, "critical", 1).get(0);
+        assertFalse(pool(p, batch).scope().intersects(CpuSet.parse("14-15")));
+        critical.shutdown();
+        p.workerExit(critical, loop);
+        assertEquals(CpuSet.empty(), p.env().exclusive());
+        assertEquals(MACHINE.allowed(), pool(p, batch).scope(), pool(p, batch).reason());
+        assertTrue(pool(p, batch).reason().endsWith("planned again: exclusive pus given back"), pool(p, batch).reason());
+    }
+
+    @Test
     void theExclusiveWordOfTheOptionsAppliesToEveryPoolUntilTheRestWouldBeEmpty() throws Exception {
         Placer p = placer("split-at=core,exclusive=true", null);
         ThreadPoolExecutor a = AppPools.fixed(7, p::poolCreated);
