@@ -1,6 +1,7 @@
 package io.qv4j.agent.cli;
 
 import io.qv4j.agent.platform.TopologyInput;
+import io.qv4j.agent.load.NumaMemory;
 import io.qv4j.agent.report.JsonReader;
 import com.sun.tools.attach.VirtualMachine;
 import io.qv4j.agent.report.Json;
@@ -146,7 +147,21 @@ final class StatusCommand {
             }
         }
         m.put("report", report);
+        m.put("memory", memory(NumaMemory.of(pid)));
         return m;
+    }
+
+    /** {@code [{"node": 0, "bytes": 123}, ...]}: the JVM's resident memory by NUMA node; null where unknown. */
+    static List<Object> memory(Map<Integer, Long> byNode) {
+        if (byNode.isEmpty()) return null;
+        List<Object> out = new ArrayList<>();
+        for (Map.Entry<Integer, Long> n : byNode.entrySet()) {
+            Map<String, Object> e = new LinkedHashMap<>();
+            e.put("node", n.getKey());
+            e.put("bytes", n.getValue());
+            out.add(e);
+        }
+        return out;
     }
 
     /** Adds {@code kernel} (the mask now) and {@code matches} (null: the agent did not bind this thread). */
@@ -203,6 +218,19 @@ final class StatusCommand {
                 pu -> "g" + poolOnPu.getOrDefault(pu, 0), caption);
     }
 
+    /** {@code node 0 812.0 MiB (98 %), node 1 12.5 MiB (2 %)}. */
+    static String memoryLine(List<Object> nodes) {
+        long total = 0;
+        for (Object o : nodes) total += ((Number) Targets.map(o).get("bytes")).longValue();
+        List<String> each = new ArrayList<>();
+        for (Object o : nodes) {
+            Map<String, Object> n = Targets.map(o);
+            long b = ((Number) n.get("bytes")).longValue();
+            each.add(String.format(java.util.Locale.ROOT, "node %s %.1f MiB (%d %%)", n.get("node"), b / 1048576.0, total == 0 ? 0 : Math.round(100.0 * b / total)));
+        }
+        return String.join(", ", each);
+    }
+
     /** {@code pool critical-loop pus 3}: each exclusive pool and its PUs. */
     private static String exclusivePools(Map<String, Object> report) {
         List<String> each = new ArrayList<>();
@@ -226,6 +254,7 @@ final class StatusCommand {
         Map<String, Object> a = Targets.map(report.get("agent"));
         out.println("  scope " + a.get("jvmScope") + ", policy " + a.get("policy") + ", bind " + a.get("bind") + ", binder " + a.get("binder")
                 + (a.get("problem") != null ? ", problem: " + a.get("problem") : ""));
+        if (j.get("memory") != null) out.println("  memory by NUMA node (resident, /proc/PID/numa_maps): " + memoryLine(Targets.list(j.get("memory"))));
         if (a.get("isolated") != null) {
             out.println("  isolated by the kernel: pus " + a.get("isolated")
                     + (a.get("poolScope") != null ? "; pools are planned on pus " + a.get("poolScope") : ""));

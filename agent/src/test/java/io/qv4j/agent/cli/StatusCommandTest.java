@@ -86,6 +86,15 @@ class StatusCommandTest {
     }
 
     @Test
+    void textShowsTheJvmsResidentMemoryByNumaNodeWithShares() {
+        Map<String, Object> j = jvm(REPORT);
+        j.put("memory", StatusCommand.memory(Map.of(0, 3L << 20, 2, 1L << 20)));
+        assertEquals("  memory by NUMA node (resident, /proc/PID/numa_maps): node 0 3.0 MiB (75 %), node 2 1.0 MiB (25 %)", line(text(j), "memory by NUMA"));
+        assertNull(StatusCommand.memory(Map.of()), "no numa_maps: no figure");
+        assertTrue(text(jvm(REPORT)).stream().noneMatch(l -> l.contains("memory by NUMA")));
+    }
+
+    @Test
     void textWithoutTheWatcherSaysNeighboursOffAndShowsNoWaits() {
         String off = REPORT.replaceAll(",\\s*\"neighbours\": \\{[^}]*}", "").replaceAll("\"moves\": 2, \"waited\": 0.482, |\"waited\": 0.0, ", "");
         List<String> lines = text(jvm(off));

@@ -65,8 +65,12 @@ class NeighboursTest {
     }
 
     /** Workers of a fixed pool of {@code n}, each given its own tid 101, 102, ... */
+    /** The pools made: the registry holds them weakly, and a pool the collector took is no longer watched. */
+    final List<ThreadPoolExecutor> made = new ArrayList<>();
+
     List<Worker> pool(Placer p, int n) {
         ThreadPoolExecutor pool = AppPools.fixed(n, p::poolCreated);
+        made.add(pool);
         PlacerTest.start(p, pool, "app", n);
         List<Worker> ws = new ArrayList<>(PlacerTest.pool(p, pool).workers());
         for (int i = 0; i < ws.size(); i++) ws.get(i).tid = 101 + i;
