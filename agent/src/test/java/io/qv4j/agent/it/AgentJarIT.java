@@ -120,7 +120,9 @@ class AgentJarIT {
             Matcher m = HIDDEN_CLASS.matcher(n);
             if (m.matches()) assertFalse(libs.containsKey(m.group(2).replace('/', '.')), "also an entry: " + n);
         }
-        assertTrue(entries.size() < 400, entries.size() + " entries");
+        // the agent's own classes and resources are some 400 entries; the libraries' classes as
+        // entries of their own would add thousands
+        assertTrue(entries.size() < 600, entries.size() + " entries");
     }
 
     /**
