@@ -131,7 +131,8 @@ final class AttachCommand {
             long placed = 0;
             for (Object t : Targets.list(pool.get("threads"))) {
                 Map<String, Object> w = Targets.map(t);
-                if (!Boolean.TRUE.equals(w.get("exited")) && w.get("cpuset") != null) placed++;
+                // planned and past its bind (its tid is set there): a report published between the two would show it "not bound"
+                if (!Boolean.TRUE.equals(w.get("exited")) && w.get("cpuset") != null && w.get("tid") instanceof Number tid && tid.longValue() > 0) placed++;
             }
             if (placed < want) return false;
         }

@@ -101,15 +101,6 @@ final class PoolPlanner {
                         + " and the rest cannot hold its " + p.tasks + " workers: they share " + scope);
                 return;
             }
-            CpuSet mine = held(p);
-            if (!mine.isEmpty() && mine.containsAll(union)) {
-                // every piece is another pool's: pinned there, a worker that wakes would wait behind
-                // one that spins, where the kernel would have run it elsewhere in the scope
-                boundToScope(p, scope, "every piece of its plan (" + union + ") is held by other pinned pools of this JVM");
-                Log.once("held:" + p.name, "pool " + p.name + ": other pinned pools of this JVM hold every piece it would take (pus " + union
-                        + "): its workers run on pus " + scope + ", where the kernel balances them");
-                return;
-            }
             if (load != null && !load.busy(union).isEmpty()) Log.debug("pool " + p.name + ": it also takes " + load.describeBusy(union));
             p.released = false;
             p.shares = p.scope.intersects(claimed);

@@ -178,19 +178,6 @@ class PlacerTest {
     }
 
     @Test
-    void aPoolWhosePiecesOtherPoolsOfTheJvmAllHoldRunsOnItsScopeNotOnTheirPus() throws Exception {
-        Placer p = placer("split-at=core", null);
-        ThreadPoolExecutor batch = AppPools.fixed(8, p::poolCreated);
-        ThreadPoolExecutor critical = AppPools.fixed(1, p::poolCreated);
-        start(p, batch, "batch", 8);
-        start(p, critical, "critical", 1);
-        assertTrue(pool(p, critical).sharesPus());
-        assertEquals(MACHINE.allowed(), pool(p, critical).scope());
-        assertEquals(List.of(MACHINE.allowed()), cpusets(p, critical));
-        assertTrue(pool(p, critical).reason().contains("held by other pinned pools of this JVM"), pool(p, critical).reason());
-    }
-
-    @Test
     void anExclusivePoolTakesTheLastCoreAndAPoolPinnedThereIsPlannedAgainOffIt() throws Exception {
         Placer p = placer("split-at=core", "rule.c.match.thread=critical-*\nrule.c.exclusive=true\n");
         ThreadPoolExecutor batch = AppPools.fixed(8, p::poolCreated);
