@@ -36,11 +36,26 @@ final class IdlePieces {
     static final double CLAIMED = 2;
 
     /**
+     * Busy pieces whose loads differ by less than this are alike as far as a short window can tell
+     * (a tick and a half in a first pool's 80 ms window): which of them a pool takes is the JVM's
+     * turn ({@link #choose}), so that two JVMs starting together, each seeing the other's start-up
+     * everywhere, take different ones (two such JVMs read 51 % and 49 %, 60 % and 51 %, and both
+     * took the second PU).
+     */
+    static final double ALIKE = 0.15;
+
+    /**
      * The plan with its tasks on idle pieces, where the structural plan puts one on a busy piece;
      * the plan itself otherwise, and for explicit piece numbers. {@code load}: a piece's load
      * from others, 0 to 1, or {@link #CLAIMED}.
      */
     static EnginePlanner.Plan choose(Topology topology, PlacementSpec policy, int tasks, EnginePlanner.Plan plan, ToDoubleFunction<CpuSet> load) {
+        return choose(topology, policy, tasks, plan, load, 0);
+    }
+
+    /** {@link #choose}, busy pieces of alike load taken from the {@code turn}-th on (mod the pieces): a JVM's own turn. */
+    static EnginePlanner.Plan choose(Topology topology, PlacementSpec policy, int tasks, EnginePlanner.Plan plan, ToDoubleFunction<CpuSet> load,
+                                     int turn) {
         List<CpuSet> cut = plan.cut();
         int n = cut.size();
         int k = usedCount(plan);
@@ -53,7 +68,7 @@ final class IdlePieces {
             usesBusy |= used[j] && busy(pieceLoad[j]);
         }
         if (!usesBusy) return plan;
-        int[] chosen = policy.color() == Color.PACKED ? packed(topology, cut, pieceLoad, k) : idleFirst(pieceLoad, k);
+        int[] chosen = policy.color() == Color.PACKED ? packed(topology, cut, pieceLoad, k, turn) : idleFirst(pieceLoad, k, turn);
         return EnginePlanner.onPieces(topology, plan, policy, tasks, chosen);
     }
 
@@ -96,7 +111,7 @@ final class IdlePieces {
      * node, package, machine) that holds {@code k} idle pieces, the first such object in logical
      * order; with fewer idle pieces than {@code k}, {@link #idleFirst}.
      */
-    private static int[] packed(Topology topology, List<CpuSet> cut, double[] pieceLoad, int k) {
+    private static int[] packed(Topology topology, List<CpuSet> cut, double[] pieceLoad, int k, int turn) {
         HwObject best = null;
         for (HwType type : CONTAINERS) {
             for (HwObject o : topology.objects(type)) {
@@ -104,7 +119,7 @@ final class IdlePieces {
                 if (idleIn(o.cpuset(), cut, pieceLoad).size() >= k) best = o;
             }
         }
-        if (best == null) return idleFirst(pieceLoad, k);
+        if (best == null) return idleFirst(pieceLoad, k, turn);
         List<Integer> idle = idleIn(best.cpuset(), cut, pieceLoad);
         int[] out = new int[k];
         for (int i = 0; i < k; i++) out[i] = idle.get(i);
@@ -125,9 +140,10 @@ final class IdlePieces {
 
     /**
      * Every idle piece when there are at least {@code k} (the color chooses among them), else the
-     * idle ones and the least loaded busy ones up to {@code k}; in order.
+     * idle ones and the least loaded busy ones up to {@code k} (of {@link #ALIKE} loads, the first
+     * from the {@code turn}-th piece on); in order.
      */
-    static int[] idleFirst(double[] pieceLoad, int k) {
+    static int[] idleFirst(double[] pieceLoad, int k, int turn) {
         int n = pieceLoad.length;
         boolean[] take = new boolean[n];
         int taken = 0;
@@ -139,7 +155,10 @@ final class IdlePieces {
         }
         while (taken < k) {
             int least = -1;
-            for (int j = 0; j < n; j++) if (!take[j] && (least < 0 || pieceLoad[j] < pieceLoad[least])) least = j;
+            for (int i = 0; i < n; i++) {
+                int j = Math.floorMod(i + turn, n);
+                if (!take[j] && (least < 0 || pieceLoad[j] < pieceLoad[least] - ALIKE)) least = j;
+            }
             take[least] = true;
             taken++;
         }

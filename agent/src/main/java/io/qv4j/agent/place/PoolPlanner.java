@@ -35,6 +35,9 @@ final class PoolPlanner {
     private final Options options;
     private final Rules rules;
     private final PoolRegistry registry;
+    /** This JVM's turn among busy pieces of alike load ({@link IdlePieces#ALIKE}): its process id. */
+    private static final int TURN = (int) (ProcessHandle.current().pid() & 0xffff);
+
     private final ExclusiveRoom room;
     private final EnginePlanner engine = new EnginePlanner();
     private Map<String, CpuSet> weighted; // rule name -> its share of the JVM scope; under the lock
@@ -146,7 +149,7 @@ final class PoolPlanner {
         if (e.topology().cpuKinds().size() > 1 || claimed.isEmpty() && load == null) return plan;
         try {
             return IdlePieces.choose(e.topology(), policyOf(p, options), p.tasks, plan,
-                    c -> c.intersects(claimed) ? IdlePieces.CLAIMED : load == null ? 0 : load.evident(c));
+                    c -> c.intersects(claimed) ? IdlePieces.CLAIMED : load == null ? 0 : load.evident(c), TURN);
         } catch (RuntimeException ex) {
             return plan;
         }
