@@ -35,9 +35,6 @@ final class PoolPlanner {
     private final Options options;
     private final Rules rules;
     private final PoolRegistry registry;
-    /** This JVM's turn among busy pieces of alike load ({@link IdlePieces#ALIKE}): its process id. */
-    private static final int TURN = (int) (ProcessHandle.current().pid() & 0xffff);
-
     private final ExclusiveRoom room;
     private final EnginePlanner engine = new EnginePlanner();
     private Map<String, CpuSet> weighted; // rule name -> its share of the JVM scope; under the lock
@@ -149,9 +146,26 @@ final class PoolPlanner {
         if (e.topology().cpuKinds().size() > 1 || claimed.isEmpty() && load == null) return plan;
         try {
             return IdlePieces.choose(e.topology(), policyOf(p, options), p.tasks, plan,
-                    c -> c.intersects(claimed) ? IdlePieces.CLAIMED : load == null ? 0 : load.evident(c), TURN);
+                    c -> c.intersects(claimed) ? IdlePieces.CLAIMED : load == null ? 0 : load.evident(c), Turn.OF_THIS_JVM);
         } catch (RuntimeException ex) {
             return plan;
+        }
+    }
+
+    /**
+     * This JVM's turn among busy pieces of alike load ({@link IdlePieces#ALIKE}): its process id,
+     * read from {@code /proc/self} when first asked, after start-up: {@code ProcessHandle} would
+     * make the JDK's process-reaper pool, loading {@code ThreadPoolExecutor} before the hooks.
+     */
+    private static final class Turn {
+        static final int OF_THIS_JVM = read();
+
+        private static int read() {
+            try {
+                return Integer.parseInt(java.nio.file.Files.readSymbolicLink(java.nio.file.Path.of("/proc/self")).toString()) & 0xffff;
+            } catch (Exception | LinkageError none) {
+                return 0;
+            }
         }
     }
 

@@ -90,4 +90,15 @@ class IdlePiecesTest {
         assertEquals(List.of("0-3", "4-7"), chosen(GUEST, at(HwType.NUMANODE, Color.AUTO), 2, busy));
         assertEquals(List.of("0-1", "0-1"), chosen(GUEST, PlacementSpec.splitAt(HwType.NUMANODE).ordinal(0), 2, busy));
     }
+
+    @Test
+    void busyPiecesOfAlikeLoadAreTakenFromTheJvmsTurnAndAClearlyQuieterOneByEvery() {
+        // two JVMs starting together: each sees the other's start-up on both PUs
+        double[] alike = {0.51, 0.49};
+        assertEquals(0, IdlePieces.idleFirst(alike, 1, 0)[0]);
+        assertEquals(1, IdlePieces.idleFirst(alike, 1, 1)[0]);
+        assertEquals(1, IdlePieces.idleFirst(alike, 1, 4243)[0], "the turn is taken mod the pieces");
+        double[] clear = {0.9, 0.3};
+        for (int turn = 0; turn < 4; turn++) assertEquals(1, IdlePieces.idleFirst(clear, 1, turn)[0], "turn " + turn);
+    }
 }
