@@ -155,7 +155,7 @@ final class StatusCommand {
     static List<Object> memory(Map<Integer, Long> byNode) {
         if (byNode.isEmpty()) return null;
         List<Object> out = new ArrayList<>();
-        for (Map.Entry<Integer, Long> n : byNode.entrySet()) {
+        for (Map.Entry<Integer, Long> n : new java.util.TreeMap<>(byNode).entrySet()) {
             Map<String, Object> e = new LinkedHashMap<>();
             e.put("node", n.getKey());
             e.put("bytes", n.getValue());
