@@ -67,6 +67,7 @@ final class ApplicationBound {
     static void unconfine(Placer placer, Thread t, boolean poolWorker) {
         Env e = placer.env();
         if (e == null || !e.live() || !e.binder().binds()) return;
+        if (poolWorker && e.exclusive().isEmpty()) return; // a pool's worker is the pool hooks' to place: no mask read on its start
         CpuSet now = Binder.currentMask();
         if (now == null) return;
         if (now.intersects(e.exclusive()) && !(placer.options().vmThreads() == Options.VmThreads.SHARE && ExclusiveRoom.vmThreadName(t.getName()))) {
