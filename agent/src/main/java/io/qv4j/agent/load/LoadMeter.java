@@ -36,8 +36,9 @@ public final class LoadMeter {
      * One reading.
      *
      * @param nanos   when ({@link System#nanoTime})
-     * @param busy    each PU's non-idle ticks, by OS index (user, nice, system, irq, softirq, steal)
-     * @param all     each PU's ticks, idle and iowait included
+     * @param busy    each PU's busy ticks, by OS index (user, nice, system, irq, softirq; not steal: the
+     *                hypervisor's, and it accrues where this JVM's own worker wants the PU)
+     * @param all     each PU's ticks, idle, iowait and steal included
      * @param threads this JVM's threads by tid: {ticks, last PU, run ns, wait ns} (the last two -1 unless asked)
      * @param own     this JVM's CPU ticks, every thread it ever had included ({@code /proc/self/stat}); -1 when unread
      */
@@ -162,8 +163,8 @@ public final class LoadMeter {
                 f[k] = v;
                 at = text.next;
             }
-            busy[cpu] = f[0] + f[1] + f[2] + f[5] + f[6] + f[7];
-            all[cpu] = busy[cpu] + f[3] + f[4];
+            busy[cpu] = f[0] + f[1] + f[2] + f[5] + f[6];
+            all[cpu] = busy[cpu] + f[3] + f[4] + f[7];
             max = Math.max(max, cpu);
         }
         return new long[][] {java.util.Arrays.copyOf(busy, max + 1), java.util.Arrays.copyOf(all, max + 1)};

@@ -22,8 +22,8 @@ import java.util.concurrent.ThreadPoolExecutor;
  * Busy neighbours (DESIGN.md §7.1): the {@code qv-neighbours} thread, the agent's own, looks every
  * period (about {@code neighbours=}, jittered by ±20 % so that JVMs drift apart) at how long each
  * pinned worker waited for its PU. A worker that waited {@link PuLoad#WAIT} of the period on a PU
- * others keep {@link PuLoad#BUSY} is moved, by its kernel thread id, to an idle piece of its pool's
- * split nobody holds, the nearest first; with none, after {@link #RELEASE_PERIODS} such periods
+ * others keep {@link PuLoad#BUSY} is moved, by its kernel thread id, to a roomier piece of its pool's
+ * split nobody holds (idle, or clearly less busy), the nearest first; with none, after {@link #RELEASE_PERIODS} such periods
  * in a row its pool is released to its scope for the kernel to
  * balance, and pinned again once it fits on idle PUs for a quiet time that doubles with each release. A PU left because of others is not a target
  * for {@link #AVOID_PERIODS}, a moved worker stays put for {@link #COOLDOWN_PERIODS}, and a move
@@ -49,8 +49,9 @@ public final class Neighbours implements Runnable {
     static final int MAX_QUIET_PERIODS = 128;
     /**
      * A move waits {@link #CONFIRM_MIN_MILLIS} and up to {@link #CONFIRM_MILLIS} more, at random,
-     * then looks again at its target: taken when others ran there {@link #TAKEN_MILLIS} since the
-     * period's reading (two ticks: another JVM's worker that moved there first). Two JVMs that
+     * then looks again at its target: taken when others ran there {@link #TAKEN_MILLIS} more since
+     * the period's reading than at the period's rate (two ticks: another JVM's worker that moved
+     * there first; a host's steady background is not). Two JVMs that
      * decide at the same instant thus move at different ones, and the later one sees the earlier.
      */
     static final long CONFIRM_MIN_MILLIS = 50;
@@ -203,7 +204,7 @@ public final class Neighbours implements Runnable {
             if (target == null) {
                 if (!floatingHelps(w, e, load) || contendedPools.put(w.pool, Boolean.TRUE) != null) continue; // a pool's strike once a period
                 if (strikes.merge(w.pool, 1, Integer::sum) >= RELEASE_PERIODS && release(w.pool, e, why(w, load))) strikes.remove(w.pool);
-            } else if (confirm(target)) {
+            } else if (confirm(target, load)) {
                 move(threads.get(i), w, target, e, load);
             }
         }
@@ -246,7 +247,17 @@ public final class Neighbours implements Runnable {
     }
 
     /**
-     * An idle piece of {@code w}'s pool's split, as large as its own, that no pinned pool of this
+     * Whether a worker on {@code here} would wait less on {@code c}: others leave {@code c} idle, or
+     * keep it at least {@link PuLoad#BUSY} less busy. The second: a host whose background keeps
+     * every PU 15 % busy has no idle PU, yet a worker beside a spinning neighbour gains by leaving.
+     */
+    static boolean roomier(PuLoad load, CpuSet c, CpuSet here) {
+        double there = load.mean(c);
+        return there <= PuLoad.IDLE || there <= load.mean(here) - PuLoad.BUSY;
+    }
+
+    /**
+     * A roomier piece ({@link #roomier}) of {@code w}'s pool's split, as large as its own, that no pinned pool of this
      * JVM (its own included) and no other JVM holds and that was not left because of others lately: the nearest in the
      * machine's tree, then the least loaded; null when there is none.
      */
@@ -260,7 +271,7 @@ public final class Neighbours implements Runnable {
         }
         List<CpuSet> free = new ArrayList<>();
         for (CpuSet c : cut) {
-            if (c.cardinality() != w.cpuset.cardinality() || c.intersects(taken) || avoided(c) || load.mean(c) > PuLoad.IDLE) continue;
+            if (c.cardinality() != w.cpuset.cardinality() || c.intersects(taken) || avoided(c) || !roomier(load, c, w.cpuset)) continue;
             free.add(c);
         }
         return nearest(w.cpuset, free, load, e.topology());
@@ -309,11 +320,14 @@ public final class Neighbours implements Runnable {
         return false;
     }
 
-    /** Waits a random moment and looks again: false when the target got busy since the period's reading (another JVM moved there). */
-    private boolean confirm(CpuSet target) throws InterruptedException {
+    /**
+     * Waits a random moment and looks again: false when others ran on the target {@link #TAKEN_MILLIS}
+     * more since the period's reading than at the period's rate (another JVM moved there).
+     */
+    private boolean confirm(CpuSet target, PuLoad period) throws InterruptedException {
         Thread.sleep(CONFIRM_MIN_MILLIS + random(CONFIRM_MILLIS + 1));
         PuLoad recent = readings.since();
-        return recent == null || recent.mean(target) * recent.millis() < TAKEN_MILLIS;
+        return recent == null || (recent.mean(target) - period.mean(target)) * recent.millis() < TAKEN_MILLIS;
     }
 
     /** {@code thread "app-1" waited 48 % of the last 510 ms for pu 0 (others keep it 97 % busy)}. */

@@ -29,7 +29,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * ({@code taskset -c N sh -c 'while :; do :; done'}) and JVMs that cannot see each other's claims
  * (each its own claims directory and {@code java.io.tmpdir}, as in separate containers), with
  * CPU-bound workers ({@code SpinApp}) whose kernel masks the test reads from outside
- * ({@code /proc/PID/task/TID/status}) while they run. Needs two allowed PUs and {@code taskset}.
+ * ({@code /proc/PID/task/TID/status}) while they run. Needs two allowed PUs and {@code taskset};
+ * each scenario starts on a quiet machine ({@link QuietMachine}), the premise of stepping round.
  */
 class BusyNeighboursIT {
 
@@ -155,6 +156,7 @@ class BusyNeighboursIT {
         int[] pus = allowed().toArray();
         for (Path java : Jvm.javas()) {
             for (int busy : new int[] {pus[0], pus[1]}) {
+                QuietMachine.await(allowed());
                 Process n = neighbour(busy);
                 try {
                     Thread.sleep(300);
@@ -186,6 +188,7 @@ class BusyNeighboursIT {
         for (Path java : Jvm.javas()) {
             Path home = dir.resolve("late-" + java.hashCode());
             Path jfr = home.resolve("rec.jfr");
+            QuietMachine.await(allowed());
             Spin s = spin(java, home, 1, 30_000, "-XX:StartFlightRecording=filename=" + jfr);
             Process n = null;
             try {
@@ -224,6 +227,7 @@ class BusyNeighboursIT {
     void twoJvmsThatCannotSeeEachOthersClaimsEndOnDifferentPusAndStayThere() throws Exception {
         assumeTwoPus();
         for (Path java : Jvm.javas()) {
+            QuietMachine.await(allowed());
             List<Spin> jvms = together(java, "two", 2, 8000);
             try {
                 apartWithin(jvms);
@@ -244,6 +248,7 @@ class BusyNeighboursIT {
     void fourJvmsThatCannotSeeEachOthersClaimsPutAtMostTwoWorkersOnAnyPu() throws Exception {
         assumeTwoPus();
         for (Path java : Jvm.javas()) {
+            QuietMachine.await(allowed());
             List<Spin> jvms = together(java, "four", 4, 6000);
             try {
                 Thread.sleep(WITHIN_MILLIS);
@@ -266,6 +271,7 @@ class BusyNeighboursIT {
     void withNothingElseRunningAPoolOfTwoStaysPinnedApartAndNothingMovesIn10Seconds() throws Exception {
         assumeTwoPus();
         for (Path java : Jvm.javas()) {
+            QuietMachine.await(allowed());
             Spin s = spin(java, dir.resolve("quiet-" + java.hashCode()), 2, 10_000);
             Map<String, CpuSet> at = new LinkedHashMap<>();
             for (String t : s.tids().keySet()) at.put(t, s.mask(t));
@@ -288,6 +294,7 @@ class BusyNeighboursIT {
     void aNeighbourThatComesAndGoesEverySecondMovesTheWorkerAtMostTwice() throws Exception {
         assumeTwoPus();
         for (Path java : Jvm.javas()) {
+            QuietMachine.await(allowed());
             Spin s = spin(java, dir.resolve("flap-" + java.hashCode()), 1, 10_000);
             Process n = neighbour(s.only().toArray()[0]);
             Thread toggle = comesAndGoes(n);

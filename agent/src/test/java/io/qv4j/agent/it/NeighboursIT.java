@@ -55,21 +55,28 @@ class NeighboursIT {
     /**
      * With nothing else running the plan is the structural plan, every time: the first pool's load
      * view spans the 20-30 ms the agent takes to start, where one clock tick misplaced reads 33 %,
-     * and a packed pool of 1 used to land on the second core in 7 of 12 starts.
+     * and a packed pool of 1 used to land on the second core in 7 of 12 starts. A start whose
+     * window saw evident load from others (a CI host's background) was not on an idle machine:
+     * it is not counted, and the test runs until twenty starts were (at most sixty starts).
      */
     @Test
     void onAnIdleMachineAPackedPoolOfOneTakesTheFirstCoreInTwentyStartsOfTwenty(@TempDir Path claims) throws Exception {
         CpuSet first = CpuSet.parse(io.qv4j.agent.cli.PlanOracle.cpus(null, "core", "packed", 1).get(0));
         List<String> wrong = new ArrayList<>();
-        for (int i = 0; i < 20; i++) {
+        int idle = 0;
+        for (int i = 0; i < 60 && idle < 20; i++) {
+            QuietMachine.await(allowed());
             Jvm.Result r = Jvm.run(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                     "-javaagent:" + Jvm.agentJar() + "=split-at=core,color=packed,verbose=true,claims-dir=" + claims.resolve("c"),
                     "-cp", "target/test-classes", "io.qv4j.testapps.PoolApp", "fixed", "1"));
             assertEquals(0, r.exitCode(), r.toString());
+            if (QuietMachine.sawLoad(r.stderr())) continue;
+            idle++;
             CpuSet w = poolWorker(r);
             if (!w.equals(first)) wrong.add("start " + i + ": " + w + "\n" + r.stderr());
         }
-        assertTrue(wrong.isEmpty(), wrong.size() + " of 20 starts not on the first core " + first + ":\n" + String.join("\n", wrong));
+        assumeTrue(idle == 20, "only " + idle + " of 60 starts saw an idle machine");
+        assertTrue(wrong.isEmpty(), wrong.size() + " of 20 starts on an idle machine not on the first core " + first + ":\n" + String.join("\n", wrong));
     }
 
     /** PoolApp's {@code thread NAME tid=TID cpus=LIST} line for its worker. */

@@ -101,6 +101,28 @@ class NeighboursTest {
     }
 
     @Test
+    void onAHostWhoseBackgroundKeepsEveryPuBusyAWorkerBesideASpinnerMovesToTheClearlyQuieterPu() throws Exception {
+        Placer p = placer(TWO);
+        Neighbours n = watcher(p);
+        List<Worker> ws = pool(p, 1);
+        loads.add(load(new double[] {0.5, 0.15}, 0.5)); // no idle PU, but PU 1 is 35 points quieter
+        assertTrue(n.period());
+        assertEquals(List.of("101 1"), binder.others);
+        assertEquals(CpuSet.of(1), ws.get(0).cpuset());
+    }
+
+    @Test
+    void aPuLessThanClearlyQuieterIsNoTarget() throws Exception {
+        Placer p = placer(TWO);
+        Neighbours n = watcher(p);
+        List<Worker> ws = pool(p, 1);
+        for (int i = 0; i < 4; i++) loads.add(load(new double[] {0.35, 0.15}, 0.3));
+        for (int i = 0; i < 4; i++) assertTrue(n.period());
+        assertEquals(List.of(), binder.others, "20 points quieter is not 25: neither a move nor a release");
+        assertEquals(CpuSet.of(0), ws.get(0).cpuset());
+    }
+
+    @Test
     void aWaitTheJvmsOwnThreadsCauseMovesNothing() throws Exception {
         Placer p = placer(MACHINE);
         Neighbours n = watcher(p);
