@@ -259,7 +259,7 @@ public final class Neighbours implements Runnable {
     /**
      * A roomier piece ({@link #roomier}) of {@code w}'s pool's split, as large as its own, that no pinned pool of this
      * JVM (its own included) and no other JVM holds and that was not left because of others lately: the nearest in the
-     * machine's tree, then the least loaded; null when there is none.
+     * machine's tree, then the least loaded, idle ones before the rest; null when there is none.
      */
     private CpuSet target(Worker w, Env e, PuLoad load) {
         Pool p = w.pool;
@@ -269,12 +269,13 @@ public final class Neighbours implements Runnable {
         synchronized (placer.registry().lock) {
             taken = PoolPlanner.othersClaim(e, scope).or(placer.planner().held(null));
         }
-        List<CpuSet> free = new ArrayList<>();
+        List<CpuSet> idle = new ArrayList<>();
+        List<CpuSet> roomier = new ArrayList<>();
         for (CpuSet c : cut) {
             if (c.cardinality() != w.cpuset.cardinality() || c.intersects(taken) || avoided(c) || !roomier(load, c, w.cpuset)) continue;
-            free.add(c);
+            (load.mean(c) <= PuLoad.IDLE ? idle : roomier).add(c);
         }
-        return nearest(w.cpuset, free, load, e.topology());
+        return nearest(w.cpuset, idle.isEmpty() ? roomier : idle, load, e.topology());
     }
 
     /**

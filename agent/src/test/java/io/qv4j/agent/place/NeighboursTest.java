@@ -112,6 +112,16 @@ class NeighboursTest {
     }
 
     @Test
+    void anIdlePieceFartherAwayBeatsANearerOneThatIsOnlyQuieter() throws Exception {
+        Placer p = placer(MACHINE);
+        Neighbours n = watcher(p);
+        pool(p, 1);
+        loads.add(load(new double[] {0.6, 0.2, 0, 0.3}, 0.5)); // core 1 shares package 0 but is 20 % busy; core 2 is idle
+        assertTrue(n.period());
+        assertEquals(List.of("101 2"), binder.others);
+    }
+
+    @Test
     void aPuLessThanClearlyQuieterIsNoTarget() throws Exception {
         Placer p = placer(TWO);
         Neighbours n = watcher(p);
