@@ -1,5 +1,6 @@
 /*
- * The agent's native binding: sched_setaffinity/sched_getaffinity and gettid through JNI, and
+ * The agent's native binding: sched_setaffinity/sched_getaffinity, set_mempolicy/get_mempolicy
+ * and gettid through JNI, and
  * the x86 CPUID instruction for the caches of machines whose sysfs describes none.
  * Loading it costs about a millisecond, where JNA plus OpenHFT cost 130-170 ms in a cold JVM,
  * more than the agent's whole start-up budget. Masks are Java long[] words (BitSet.toLongArray
@@ -23,16 +24,28 @@
 #define NR_SCHED_SETAFFINITY 203
 #define NR_SCHED_GETAFFINITY 204
 #define NR_GETTID 186
+#define NR_SET_MEMPOLICY 238
+#define NR_GET_MEMPOLICY 239
 
 static long sys3(long n, long a, long b, long c) {
     long ret;
     __asm__ volatile ("syscall" : "=a"(ret) : "a"(n), "D"(a), "S"(b), "d"(c) : "rcx", "r11", "memory");
     return ret;
 }
+
+static long sys5(long n, long a, long b, long c, long d, long e) {
+    long ret;
+    register long r10 __asm__("r10") = d;
+    register long r8 __asm__("r8") = e;
+    __asm__ volatile ("syscall" : "=a"(ret) : "a"(n), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8) : "rcx", "r11", "memory");
+    return ret;
+}
 #elif defined(__aarch64__)
 #define NR_SCHED_SETAFFINITY 122
 #define NR_SCHED_GETAFFINITY 123
 #define NR_GETTID 178
+#define NR_SET_MEMPOLICY 237
+#define NR_GET_MEMPOLICY 236
 
 static long sys3(long n, long a, long b, long c) {
     register long x8 __asm__("x8") = n;
@@ -40,6 +53,17 @@ static long sys3(long n, long a, long b, long c) {
     register long x1 __asm__("x1") = b;
     register long x2 __asm__("x2") = c;
     __asm__ volatile ("svc #0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2) : "memory");
+    return x0;
+}
+
+static long sys5(long n, long a, long b, long c, long d, long e) {
+    register long x8 __asm__("x8") = n;
+    register long x0 __asm__("x0") = a;
+    register long x1 __asm__("x1") = b;
+    register long x2 __asm__("x2") = c;
+    register long x3 __asm__("x3") = d;
+    register long x4 __asm__("x4") = e;
+    __asm__ volatile ("svc #0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2), "r"(x3), "r"(x4) : "memory");
     return x0;
 }
 #else
@@ -82,6 +106,34 @@ Java_io_qv4j_agent_bind_NativeAffinity_getAffinity0(JNIEnv *env, jclass cls, jin
     long ret = sys3(NR_SCHED_GETAFFINITY, tid, (long) n * 8, (long) words);
     (*env)->ReleasePrimitiveArrayCritical(env, mask, words, ret < 0 ? JNI_ABORT : 0);
     return err(ret);
+}
+
+/*
+ * The calling thread's memory policy: mode (MPOL_DEFAULT 0, MPOL_BIND 2, MPOL_INTERLEAVE 3) over
+ * the nodes in nodes (long[] words, as masks are; ignored for MPOL_DEFAULT); returns 0 or errno.
+ * The kernel reads maxnode - 1 bits, hence the + 1.
+ */
+JNIEXPORT jint JNICALL
+Java_io_qv4j_agent_bind_NativeAffinity_setMemoryPolicy0(JNIEnv *env, jclass cls, jint mode, jlongArray nodes) {
+    jsize n = (*env)->GetArrayLength(env, nodes);
+    jlong *words = (*env)->GetPrimitiveArrayCritical(env, nodes, 0);
+    if (words == 0) return 12; /* ENOMEM */
+    long ret = sys3(NR_SET_MEMPOLICY, mode, mode == 0 ? 0 : (long) words, mode == 0 ? 0 : (long) n * 64 + 1);
+    (*env)->ReleasePrimitiveArrayCritical(env, nodes, words, JNI_ABORT);
+    return err(ret);
+}
+
+/* The calling thread's memory policy: its nodes into nodes (sized by the caller); returns the mode, or -errno. */
+JNIEXPORT jint JNICALL
+Java_io_qv4j_agent_bind_NativeAffinity_getMemoryPolicy0(JNIEnv *env, jclass cls, jlongArray nodes) {
+    jsize n = (*env)->GetArrayLength(env, nodes);
+    int mode = -1;
+    jlong *words = (*env)->GetPrimitiveArrayCritical(env, nodes, 0);
+    if (words == 0) return -12; /* ENOMEM */
+    /* get_mempolicy(mode, nodemask, maxnode, addr, flags): addr 0 and flags 0 ask for the thread's policy */
+    long ret = sys5(NR_GET_MEMPOLICY, (long) &mode, (long) words, (long) n * 64 + 1, 0, 0);
+    (*env)->ReleasePrimitiveArrayCritical(env, nodes, words, ret < 0 ? JNI_ABORT : 0);
+    return ret < 0 ? (jint) ret : mode;
 }
 
 JNIEXPORT jint JNICALL
@@ -500,6 +552,8 @@ Java_java_util_concurrent_QvNative_bind(JNIEnv *env, jclass cls, jclass natives)
         {"cpuid0", "(II[I)I", (void *) Java_io_qv4j_agent_bind_NativeAffinity_cpuid0},
         {"getAffinity0", "(I[J)I", (void *) Java_io_qv4j_agent_bind_NativeAffinity_getAffinity0},
         {"gettid0", "()I", (void *) Java_io_qv4j_agent_bind_NativeAffinity_gettid0},
+        {"setMemoryPolicy0", "(I[J)I", (void *) Java_io_qv4j_agent_bind_NativeAffinity_setMemoryPolicy0},
+        {"getMemoryPolicy0", "([J)I", (void *) Java_io_qv4j_agent_bind_NativeAffinity_getMemoryPolicy0},
     };
     return (*env)->RegisterNatives(env, natives, methods, (jint) (sizeof methods / sizeof methods[0]));
 }

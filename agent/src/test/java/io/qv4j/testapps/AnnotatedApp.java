@@ -2,6 +2,7 @@ package io.qv4j.testapps;
 
 import io.qv4j.api.Bind;
 import io.qv4j.api.Kind;
+import io.qv4j.api.Memory;
 import io.qv4j.topology.HwType;
 import io.qv4j.api.Placement;
 import io.qv4j.api.PlacementSpec;
@@ -83,7 +84,7 @@ public final class AnnotatedApp {
         new TreeMap<>(SEEN).forEach((k, v) -> System.out.println(v));
     }
 
-    @Placement(splitAt = HwType.PU, ordinal = 1)
+    @Placement(splitAt = HwType.PU, ordinal = 1, memory = Memory.BIND)
     static void inMethod() throws Exception {
         use(Executors.newFixedThreadPool(1, named("m")));
     }

@@ -53,4 +53,7 @@ public @interface Placement {
      * rest of the JVM no PU.
      */
     boolean exclusive() default false;
+
+    /** Where the workers' new memory pages go (option {@code memory}): the kernel's first touch, interleaved over the pool's nodes, or bound to each worker's nodes. */
+    Memory memory() default Memory.LOCAL;
 }

@@ -35,6 +35,15 @@ public interface Binder {
         return false;
     }
 
+    /**
+     * Sets the calling thread's memory policy (DESIGN.md §7.3): {@code LOCAL} the kernel's default,
+     * {@code BIND} or {@code INTERLEAVE} over NUMA nodes {@code nodes} (OS indexes). Returns 0, the
+     * kernel's errno, or -1 where this binder cannot (only the JNI library can).
+     */
+    default int bindMemory(io.qv4j.api.Memory memory, java.util.BitSet nodes) {
+        return -1;
+    }
+
     /** What does the binding, for the report. */
     String describe();
 

@@ -158,6 +158,26 @@ public final class NativeAffinity implements Binder {
     }
 
     @Override
+    public int bindMemory(io.qv4j.api.Memory memory, java.util.BitSet nodes) {
+        int mode = switch (memory) {
+            case LOCAL -> 0; // MPOL_DEFAULT
+            case BIND -> 2; // MPOL_BIND
+            case INTERLEAVE -> 3; // MPOL_INTERLEAVE
+        };
+        long[] words = nodes.toLongArray();
+        return setMemoryPolicy0(mode, words.length == 0 ? new long[1] : words);
+    }
+
+    /** The calling thread's memory policy: its mode (0 default, 2 bind, 3 interleave, ...) and its nodes; for tests and tools. */
+    public static int memoryPolicy(java.util.BitSet nodes) {
+        long[] words = new long[16]; // 1,024 nodes: the kernel refuses a mask shorter than its node count
+        int mode = getMemoryPolicy0(words);
+        nodes.clear();
+        nodes.or(java.util.BitSet.valueOf(words));
+        return mode;
+    }
+
+    @Override
     public String describe() {
         return "native";
     }
@@ -342,4 +362,8 @@ public final class NativeAffinity implements Binder {
     private static native int getAffinity0(int tid, long[] mask);
 
     private static native int gettid0();
+
+    private static native int setMemoryPolicy0(int mode, long[] nodes);
+
+    private static native int getMemoryPolicy0(long[] nodes);
 }

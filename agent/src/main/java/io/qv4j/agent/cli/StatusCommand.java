@@ -281,6 +281,7 @@ final class StatusCommand {
             }
             out.println("  pool " + p.get("name") + " (" + p.get("class") + ", " + p.get("tasks") + " tasks, policy " + p.get("policy")
                     + ", scope " + p.get("scope") + (Boolean.TRUE.equals(p.get("exclusive")) ? ", exclusive" : "")
+                    + (p.get("memory") != null && !"local".equals(p.get("memory")) ? ", memory " + p.get("memory") : "")
                     + (Boolean.TRUE.equals(p.get("sharesPus")) ? ", shares PUs" : "")
                     + (Boolean.TRUE.equals(p.get("released")) ? ", released: others keep its PUs busy; the kernel balances its workers" : "") + ")");
             List<String[]> rows = new ArrayList<>();
@@ -292,6 +293,7 @@ final class StatusCommand {
                 StringBuilder state = new StringBuilder(match == null ? "not bound" : Boolean.TRUE.equals(match) ? "ok" : "DIFFERS");
                 if (t.get("waited") instanceof Number w) state.append(String.format(Locale.ROOT, ", waited %.0f %%", 100 * w.doubleValue()));
                 if (t.get("moves") instanceof Number n && n.longValue() > 0) state.append(", moved ").append(n.longValue()).append('x');
+                if (t.get("memoryNodes") != null) state.append(", memory on nodes ").append(t.get("memoryNodes"));
                 rows.add(new String[] {String.valueOf(t.get("tid")), String.valueOf(t.get("name")), String.valueOf(t.get("slot")),
                         String.valueOf(t.get("piece")), String.valueOf(t.get("cpuset")), t.get("kernel") == null ? "gone" : t.get("kernel").toString(),
                         state.toString()});

@@ -1,6 +1,7 @@
 package io.qv4j.agent.config;
 
 import io.qv4j.api.Color;
+import io.qv4j.api.Memory;
 import io.qv4j.api.PlacementSpec;
 import io.qv4j.topology.HwType;
 
@@ -24,11 +25,12 @@ import java.util.List;
  * @param carriers   where the virtual-thread scheduler's carriers are bound, all to one scope: {@code jvm} or {@code TYPE:N}; null = not bound (the default)
  * @param exclusive  pools no rule or annotation names get cores of their own (DESIGN.md §7.2); default false
  * @param vmThreads  whether the JVM's own threads (GC, JIT, VM) are kept off exclusive cores too ({@code apart}, the default) or may run there ({@code share})
+ * @param memory     where the new pages of pools no rule or annotation names go (DESIGN.md §7.3); default {@code local}, nothing changed
  */
 public record Options(boolean enabled, boolean strict, PlacementSpec policy, List<String> pools,
                       boolean commonPool, Bind bind, String topology, boolean verbose, String report,
                       NodeOptions node, RebalanceOptions rebalance, boolean oversubscribe, String carriers,
-                      boolean exclusive, VmThreads vmThreads) {
+                      boolean exclusive, VmThreads vmThreads, Memory memory) {
 
     public enum Bind {
         ON, OFF, DRY_RUN;
@@ -58,6 +60,6 @@ public record Options(boolean enabled, boolean strict, PlacementSpec policy, Lis
 
     public static Options defaults() {
         return new Options(true, false, PlacementSpec.splitAt(HwType.CORE).color(Color.SPREAD), List.of(), false, Bind.ON,
-                null, false, null, NodeOptions.defaults(), null, false, null, false, VmThreads.APART);
+                null, false, null, NodeOptions.defaults(), null, false, null, false, VmThreads.APART, Memory.LOCAL);
     }
 }

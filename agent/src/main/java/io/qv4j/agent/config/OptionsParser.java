@@ -26,7 +26,7 @@ public final class OptionsParser {
     public static final List<String> KEYS = List.of("enabled", "strict", "split-at", "split", "color", "kind", "pools",
             "common-pool", "bind", "topology", "verbose", "report",
             "local-rank", "rank-split-at", "claims", "claims-dir", "claims-refresh", "respect-quota", "neighbours",
-            "rebalance", "rebalance-threshold", "oversubscribe", "carriers", "exclusive", "exclusive-vm-threads", "config");
+            "rebalance", "rebalance-threshold", "oversubscribe", "carriers", "exclusive", "exclusive-vm-threads", "memory", "config");
 
     /** Local ranks get CPU pieces: every type but the devices. */
     private static final String RANK_SPLIT_AT = "machine, package, die, numa, l3, l2, l1, core, pu";
@@ -175,7 +175,16 @@ public final class OptionsParser {
                 m.containsKey("oversubscribe") ? bool("oversubscribe", m.get("oversubscribe")) : d.oversubscribe(),
                 carriers(m.get("carriers")),
                 m.containsKey("exclusive") ? bool("exclusive", m.get("exclusive")) : d.exclusive(),
-                vmThreads(m.get("exclusive-vm-threads"), d.vmThreads()));
+                vmThreads(m.get("exclusive-vm-threads"), d.vmThreads()),
+                m.containsKey("memory") ? memory(m.get("memory")) : d.memory());
+    }
+
+    private static io.qv4j.api.Memory memory(String v) throws OptionException {
+        try {
+            return PolicyWords.memory(v);
+        } catch (IllegalArgumentException e) {
+            throw bad("memory", v, e.getMessage());
+        }
     }
 
     private static Options.VmThreads vmThreads(String v, Options.VmThreads d) throws OptionException {

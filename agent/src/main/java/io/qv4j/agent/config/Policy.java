@@ -2,6 +2,7 @@ package io.qv4j.agent.config;
 
 import io.qv4j.api.Color;
 import io.qv4j.api.Kind;
+import io.qv4j.api.Memory;
 import io.qv4j.api.PlacementSpec;
 import io.qv4j.topology.HwType;
 
@@ -16,13 +17,19 @@ import io.qv4j.topology.HwType;
  * @param kind    null = not given
  * @param efficiency -1 = not given; else only the CPU kind of this efficiency rank
  * @param exclusive null = not given; true: the workers get cores of their own (DESIGN.md §7.2)
+ * @param memory  null = not given; where the workers' new pages go (DESIGN.md §7.3)
  * @param source  what it came from, for {@code verbose} and the report: {@code rule io (qv.properties:3)}
  */
-public record Policy(HwType splitAt, int split, Color color, int ordinal, Kind kind, int efficiency, Boolean exclusive, String source) {
+public record Policy(HwType splitAt, int split, Color color, int ordinal, Kind kind, int efficiency, Boolean exclusive, Memory memory, String source) {
 
     /** Whether the pool's workers get cores of their own: as written, else {@code defaults}. */
     public boolean exclusive(boolean defaults) {
         return exclusive != null ? exclusive : defaults;
+    }
+
+    /** Where the pool's workers' new pages go: as written, else {@code defaults}. */
+    public Memory memory(Memory defaults) {
+        return memory != null ? memory : defaults;
     }
 
     /** The effective policy: given values over the defaults'; split-at given and split not means split-at. */

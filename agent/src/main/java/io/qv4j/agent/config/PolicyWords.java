@@ -3,6 +3,7 @@ package io.qv4j.agent.config;
 import io.qv4j.api.PlacementSpec;
 import io.qv4j.api.Color;
 import io.qv4j.api.Kind;
+import io.qv4j.api.Memory;
 import io.qv4j.topology.CpuKind;
 import io.qv4j.topology.HwType;
 import io.qv4j.topology.Topology;
@@ -26,6 +27,7 @@ public final class PolicyWords {
     public static final String COLOR = "auto, packed, spread, or a piece number 0, 1, ...";
     public static final String KIND = "auto, performance, efficiency, any, or a CPU kind's efficiency rank 0, 1, ...";
     public static final String BOOLEAN = "true, false, on, off";
+    public static final String MEMORY = "local (the kernel's first touch), interleave (over the pool's nodes), bind (each worker's own nodes)";
 
     private PolicyWords() {
     }
@@ -76,6 +78,20 @@ public final class PolicyWords {
             default:
                 efficiency(v);
                 return null;
+        }
+    }
+
+    /** A memory policy word. */
+    public static Memory memory(String v) {
+        switch (v.strip().toLowerCase(Locale.ROOT)) {
+            case "local":
+                return Memory.LOCAL;
+            case "interleave":
+                return Memory.INTERLEAVE;
+            case "bind":
+                return Memory.BIND;
+            default:
+                throw new IllegalArgumentException(MEMORY);
         }
     }
 

@@ -33,7 +33,7 @@ import java.util.regex.Pattern;
 public final class Rules {
 
     public static final List<String> MATCH_KEYS = List.of("match.thread", "match.class", "match.creator");
-    public static final List<String> POLICY_KEYS = List.of("split-at", "split", "color", "kind", "exclusive", "common-pool", "weight", "tasks");
+    public static final List<String> POLICY_KEYS = List.of("split-at", "split", "color", "kind", "exclusive", "memory", "common-pool", "weight", "tasks");
 
     private final List<Rule> rules;
 
@@ -103,6 +103,7 @@ public final class Rules {
         int efficiency = -1;
         boolean common = false;
         Boolean exclusive = null;
+        io.qv4j.api.Memory memory = null;
         double weight = Double.NaN;
         int tasks = 0;
         int first = Integer.MAX_VALUE;
@@ -128,6 +129,7 @@ public final class Rules {
                 }
                 case "common-pool" -> common = word(where, key, v, PolicyWords::bool);
                 case "exclusive" -> exclusive = word(where, key, v, PolicyWords::bool);
+                case "memory" -> memory = word(where, key, v, PolicyWords::memory);
                 case "weight" -> {
                     weight = PolicyWords.decimal(v);
                     if (!(weight > 0)) throw bad(where, key, v, "a positive number, the rule's share of the JVM's PUs");
@@ -143,7 +145,7 @@ public final class Rules {
         if (thread == null && cls == null && creator == null && !common) {
             throw new OptionException("config=" + where + ": rule " + name + " matches nothing (give match.thread, match.class, match.creator or common-pool=on)");
         }
-        return new Rule(name, where, thread, cls, creator, common, new Policy(splitAt, split, color, ordinal, kind, efficiency, exclusive, "rule " + name + " (" + where + ")"), weight, tasks);
+        return new Rule(name, where, thread, cls, creator, common, new Policy(splitAt, split, color, ordinal, kind, efficiency, exclusive, memory, "rule " + name + " (" + where + ")"), weight, tasks);
     }
 
     private static int line(Map<String, Integer> lines, String name, String key) {

@@ -45,6 +45,7 @@ final class AnnotationRewriter {
         Kind kind;
         int efficiency = -1;
         Boolean exclusive;
+        io.qv4j.api.Memory memory;
 
         Collector() {
             super(Opcodes.ASM9);
@@ -66,6 +67,7 @@ final class AnnotationRewriter {
                 if (name.equals("splitAt") && desc.equals("Lio/qv4j/topology/HwType;")) splitAt = HwType.valueOf(value);
                 else if (name.equals("color") && desc.equals("Lio/qv4j/api/Color;")) color = Color.valueOf(value);
                 else if (name.equals("kind") && desc.equals("Lio/qv4j/api/Kind;")) kind = Kind.valueOf(value);
+                else if (name.equals("memory") && desc.equals("Lio/qv4j/api/Memory;")) memory = io.qv4j.api.Memory.valueOf(value);
             } catch (IllegalArgumentException e) {
                 // a newer api's constant: not given
             }
@@ -73,7 +75,7 @@ final class AnnotationRewriter {
 
         Policy policy(String source) {
             if (color == Color.UNDEFINED) color = null; // places no task: not a placement policy
-            return new Policy(splitAt, split, color, ordinal, kind, efficiency, exclusive, source);
+            return new Policy(splitAt, split, color, ordinal, kind, efficiency, exclusive, memory, source);
         }
 
         @Override

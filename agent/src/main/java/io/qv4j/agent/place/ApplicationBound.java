@@ -73,6 +73,7 @@ final class ApplicationBound {
         if (now.intersects(e.exclusive()) && !(placer.options().vmThreads() == Options.VmThreads.SHARE && ExclusiveRoom.vmThreadName(t.getName()))) {
             CpuSet to = now.andNot(e.exclusive());
             boolean bound = e.binder().bind(to.isEmpty() ? e.rest() : to);
+            placer.memory().reset(e);
             if (Log.isVerbose()) Log.debug("thread \"" + t.getName() + "\" started on exclusive pus " + now.and(e.exclusive()) + ": kept off them" + e.binder().outcome(bound));
             return;
         }
@@ -84,6 +85,7 @@ final class ApplicationBound {
         e = AllowedSet.check(placer, e, now); // taskset may have narrowed the process since: never widen past it
         if (now.equals(e.rest())) return;
         boolean bound = e.binder().bind(e.rest());
+        placer.memory().reset(e);
         if (Log.isVerbose()) {
             Log.debug("thread \"" + t.getName() + "\" inherited pus " + now + " from a thread qv4j placed: back to the JVM scope"
                     + e.binder().outcome(bound));

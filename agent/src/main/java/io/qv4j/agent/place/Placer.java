@@ -28,6 +28,7 @@ public final class Placer {
     private final ThreadSets threads;
     private final GrowingGroups groups;
     private final ExclusiveRoom room;
+    private final MemoryBinding memory = new MemoryBinding();
     /** Plain threads placed as a group's tasks: their exit frees their slot. */
     private final Map<Thread, Boolean> grouped = new ConcurrentHashMap<>();
     private final CountDownLatch ready = new CountDownLatch(1);
@@ -276,6 +277,7 @@ public final class Placer {
         w.tid = e.binder().currentTid(); // the status command reads each worker's kernel mask by its tid
         CpuSet c = w.cpuset;
         w.bound = e.binder().bind(c);
+        if (w.bound) memory.apply(w, e);
         if (w.pool.grows) groups.bindAgainIfMoved(w, c, e);
         if (w.bound) {
             AllowedSet a = allowed;
@@ -289,8 +291,14 @@ public final class Placer {
         if (Log.isVerbose()) {
             Pool p = w.pool;
             String slot = w.slot >= 0 ? (w.slot + "/" + p.tasks) : (p.tasks < 0 ? "unbounded" : "extra/" + p.tasks);
-            Log.debug("pool " + p.name + "[" + slot + "] thread \"" + w.name + "\" -> " + w.label + e.binder().outcome(w.bound));
+            Log.debug("pool " + p.name + "[" + slot + "] thread \"" + w.name + "\" -> " + w.label + e.binder().outcome(w.bound)
+                    + MemoryBinding.describe(w));
         }
+    }
+
+    /** The workers' memory policies (DESIGN.md §7.3). */
+    MemoryBinding memory() {
+        return memory;
     }
 
     /** Rebinds {@code t} on its own thread if a rebalance moved it; true if it had moved. */
@@ -311,6 +319,7 @@ public final class Placer {
             }
         }
         w.bound = e.binder().bind(c);
+        if (w.bound) memory.apply(w, e); // also after a move by tid: only the thread itself can set its memory policy
         if (remark) return true;
         events.placed(w.pool, w, e.binder().binds());
         if (Log.isVerbose()) Log.debug("rebalance: thread \"" + w.name + "\" -> " + w.label + e.binder().outcome(w.bound));

@@ -46,6 +46,8 @@ public final class Pool {
     boolean shares;
     /** Its workers have cores of their own (DESIGN.md §7.2): planned so, not merely asked. */
     boolean exclusive;
+    /** Where its workers' new pages go (DESIGN.md §7.3): its rule's or annotation's word, else the option's. */
+    io.qv4j.api.Memory memory = io.qv4j.api.Memory.LOCAL;
     /** Others kept its PUs busy (at planning, or while watched): its workers share its scope until they are gone. */
     boolean released;
     /** How often it was released: each release doubles the quiet time it needs to be pinned again. */
@@ -172,6 +174,11 @@ public final class Pool {
     /** Its workers have cores no other thread of the application is given (DESIGN.md §7.2). */
     public boolean exclusive() {
         return exclusive;
+    }
+
+    /** Where its workers' new pages go (DESIGN.md §7.3). */
+    public io.qv4j.api.Memory memory() {
+        return memory;
     }
 
     /** Released to its scope because others keep its PUs busy (DESIGN.md §7.1). */

@@ -69,6 +69,7 @@ final class PoolPlanner {
             return;
         }
         p.exclusive = false;
+        p.memory = p.policy == null ? options.memory() : p.policy.memory(options.memory());
         if (p.tasks > 0 && exclusiveOf(p, options) && room.plan(p, e)) return;
         CpuSet scope = scopeOf(p, e);
         if (p.parent != null && !scope.equals(e.ordinary())) p.reason += ", inside its creator's piece " + scope;

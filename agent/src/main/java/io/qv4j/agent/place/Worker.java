@@ -23,6 +23,8 @@ public final class Worker {
     int moves;
     /** The watcher's period when it last moved it; -1: never. */
     long movedAt = -1;
+    /** The NUMA nodes its memory policy names (DESIGN.md §7.3); null: the kernel's default. Written by the worker itself. */
+    volatile CpuSet memoryNodes;
     /** The share of the watcher's last period it waited for its PU; -1: not measured. Written by the watcher alone, read by the report. */
     volatile double waited = -1;
 
@@ -70,6 +72,11 @@ public final class Worker {
 
     public int moves() {
         return moves;
+    }
+
+    /** The NUMA nodes its new pages go to ({@code memory=bind} or {@code interleave}); null: where first touched. */
+    public CpuSet memoryNodes() {
+        return memoryNodes;
     }
 
     /** The share of the last watched period this worker waited for its PU, 0 to 1; -1 when not watched. */

@@ -89,6 +89,7 @@ public final class PlacementReport {
         m.put("scope", p.scope() == null ? null : p.scope().toString());
         m.put("parent", p.parent() == null ? null : p.parent().toString());
         m.put("exclusive", p.exclusive());
+        m.put("memory", p.decided() && p.pinned() ? p.memory().name().toLowerCase(java.util.Locale.ROOT) : null);
         m.put("sharesPus", p.sharesPus());
         m.put("oversubscribed", p.oversubscribed());
         m.put("released", p.released());
@@ -125,6 +126,7 @@ public final class PlacementReport {
             if (w.rebinds() > 0) t.put("rebinds", w.rebinds());
             if (w.moves() > 0) t.put("moves", w.moves());
             if (w.waited() >= 0) t.put("waited", Math.round(w.waited() * 1000) / 1000.0);
+            if (w.memoryNodes() != null) t.put("memoryNodes", w.memoryNodes().toString());
             threads.add(t);
         }
         m.put("threads", threads);

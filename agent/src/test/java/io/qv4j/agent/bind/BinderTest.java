@@ -66,6 +66,31 @@ class BinderTest {
         });
     }
 
+    /** {@code memory=}: the policy the library sets is the one the kernel gives back (get_mempolicy), on the calling thread only. */
+    @Test
+    void nativeLibrarySetsTheCallingThreadsMemoryPolicyAsTheKernelReadsIt() throws Exception {
+        assumeTrue(NativeAffinity.class.getResource(NativeAffinity.RESOURCE) != null, "built without a C compiler");
+        Path hasMemory = Path.of("/sys/devices/system/node/has_memory");
+        assumeTrue(Files.isReadable(hasMemory), "a kernel with NUMA");
+        CpuSet nodes = CpuSet.parse(Files.readString(hasMemory).strip());
+        Binder b = NativeAffinity.load();
+        assertNotNull(b);
+        java.util.BitSet seen = new java.util.BitSet();
+        onFreshThread(() -> {
+            CpuSet one = CpuSet.of(nodes.first());
+            assertEquals(0, b.bindMemory(io.qv4j.api.Memory.BIND, one.toBitSet()));
+            assertEquals(2, NativeAffinity.memoryPolicy(seen), "MPOL_BIND");
+            assertEquals(one.toBitSet(), seen);
+            assertEquals(0, b.bindMemory(io.qv4j.api.Memory.INTERLEAVE, nodes.toBitSet()));
+            assertEquals(3, NativeAffinity.memoryPolicy(seen), "MPOL_INTERLEAVE");
+            assertEquals(nodes.toBitSet(), seen);
+            assertEquals(0, b.bindMemory(io.qv4j.api.Memory.LOCAL, new java.util.BitSet()));
+            assertEquals(0, NativeAffinity.memoryPolicy(seen), "MPOL_DEFAULT");
+        });
+        assertEquals(0, NativeAffinity.memoryPolicy(seen), "another thread's policy is untouched");
+        assertEquals(22, b.bindMemory(io.qv4j.api.Memory.BIND, new java.util.BitSet()), "no node: EINVAL");
+    }
+
     @Test
     void nativeLibraryRefusesAMaskWithNoUsablePu() throws Exception {
         assumeTrue(NativeAffinity.class.getResource(NativeAffinity.RESOURCE) != null, "built without a C compiler");

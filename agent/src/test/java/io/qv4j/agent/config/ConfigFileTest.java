@@ -2,6 +2,7 @@ package io.qv4j.agent.config;
 
 import io.qv4j.api.Color;
 import io.qv4j.api.Kind;
+import io.qv4j.api.Memory;
 import io.qv4j.api.PlacementSpec;
 import io.qv4j.topology.HwType;
 import org.junit.jupiter.api.Test;
@@ -40,7 +41,7 @@ class ConfigFileTest {
         Rule io = f.rules().list().get(0);
         assertEquals("io", io.name());
         assertEquals("qv.properties:4", io.where());
-        assertEquals(new Policy(HwType.PU, 0, Color.PACKED, -1, null, -1, null, "rule io (qv.properties:4)"), io.policy());
+        assertEquals(new Policy(HwType.PU, 0, Color.PACKED, -1, null, -1, null, null, "rule io (qv.properties:4)"), io.policy());
         Rule solver = f.rules().list().get(1);
         assertEquals(2, solver.policy().ordinal());
         assertTrue(solver.weighted());
@@ -78,7 +79,7 @@ class ConfigFileTest {
         PlacementSpec options = PlacementSpec.split(4).kind(Kind.ANY);
         assertEquals("split=4 color=spread kind=efficiency", rules.match("bg-1", "x", null, false).policy().resolve(options).toString());
         assertEquals("split=4 color=spread kind=1", rules.match("fast-1", "x", null, false).policy().resolve(options).toString());
-        assertEquals("split-at=numa color=spread kind=any", new Policy(HwType.NUMANODE, 0, null, -1, null, -1, null, "r").resolve(options).toString());
+        assertEquals("split-at=numa color=spread kind=any", new Policy(HwType.NUMANODE, 0, null, -1, null, -1, null, null, "r").resolve(options).toString());
         assertEquals("config=f:2: rule bg: bad value kind=purple (allowed: auto, performance, efficiency, any, or a CPU kind's efficiency rank 0, 1, ...)",
                 assertThrows(OptionException.class, () -> ConfigFile.parse("f", "rule.bg.match.thread=bg-*\nrule.bg.kind=purple\n")).getMessage());
     }
@@ -116,14 +117,34 @@ class ConfigFileTest {
             assertThrows(OptionException.class, () -> ConfigFile.parse("f", "rule.r.match.thread=x\nrule.r.color=" + bad + "\n"));
             assertThrows(OptionException.class, () -> OptionsParser.parse("color=" + bad, new Properties(), Map.of()));
         }
+        for (Memory m : Memory.values()) {
+            String w = m.name().toLowerCase(java.util.Locale.ROOT);
+            assertEquals(m, ConfigFile.parse("f", "rule.r.match.thread=x\nrule.r.memory=" + w + "\n").rules().list().get(0).policy().memory());
+            assertEquals(m, OptionsParser.parse("memory=" + w, new Properties(), Map.of()).memory());
+        }
+        for (String bad : new String[] {"far", "numa", "0", ""}) {
+            assertEquals("config=f:2: rule r: bad value memory=" + bad + " (allowed: " + PolicyWords.MEMORY + ")",
+                    assertThrows(OptionException.class, () -> ConfigFile.parse("f", "rule.r.match.thread=x\nrule.r.memory=" + bad + "\n")).getMessage());
+            assertEquals("bad value memory=" + bad + " (allowed: " + PolicyWords.MEMORY + ")",
+                    assertThrows(OptionException.class, () -> OptionsParser.parse("memory=" + bad, new Properties(), Map.of())).getMessage());
+        }
+    }
+
+    @Test
+    void memoryIsLocalByDefaultAndARulesWordBeatsTheOptions() throws Exception {
+        assertEquals(Memory.LOCAL, OptionsParser.parse("", new Properties(), Map.of()).memory());
+        Policy unsaid = new Policy(null, 0, null, -1, null, -1, null, null, "r");
+        Policy bind = new Policy(null, 0, null, -1, null, -1, null, Memory.BIND, "r");
+        assertEquals(Memory.INTERLEAVE, unsaid.memory(Memory.INTERLEAVE));
+        assertEquals(Memory.BIND, bind.memory(Memory.INTERLEAVE));
     }
 
     @Test
     void aRulesPolicyFillsWhatItDoesNotSayFromTheOptions() {
         PlacementSpec options = PlacementSpec.split(4).ordinal(1);
-        assertEquals("split=4 color=packed", new Policy(null, 0, Color.PACKED, -1, null, -1, null, "r").resolve(options).toString());
-        assertEquals("split-at=numa color=1", new Policy(HwType.NUMANODE, 0, null, -1, null, -1, null, "r").resolve(options).toString());
-        assertEquals("split=4 color=3", new Policy(null, 0, null, 3, null, -1, null, "r").resolve(options).toString());
+        assertEquals("split=4 color=packed", new Policy(null, 0, Color.PACKED, -1, null, -1, null, null, "r").resolve(options).toString());
+        assertEquals("split-at=numa color=1", new Policy(HwType.NUMANODE, 0, null, -1, null, -1, null, null, "r").resolve(options).toString());
+        assertEquals("split=4 color=3", new Policy(null, 0, null, 3, null, -1, null, null, "r").resolve(options).toString());
     }
 
     @Test

@@ -217,7 +217,7 @@ class AgentPlacementIT {
     void badOptionsLeaveTheApplicationAloneUnlessStrict(Path java) throws Exception {
         Allowed where = Allowed.unrestricted();
         Jvm.App plain = app(java, where, List.of(), null, "calc", "2");
-        for (String bad : List.of("colour=spread", "color=purple", "kind=purple", "config=/nonexistent/qv.properties", "split=0", "bind=maybe")) {
+        for (String bad : List.of("colour=spread", "color=purple", "kind=purple", "config=/nonexistent/qv.properties", "split=0", "bind=maybe", "memory=far")) {
             Jvm.App r = app(java, where, List.of(), bad, "calc", "2");
             assertEquals(plain.result().stdout(), r.result().stdout(), bad);
             assertEquals(plain.result().exitCode(), r.result().exitCode(), bad);

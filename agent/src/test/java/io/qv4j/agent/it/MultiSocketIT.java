@@ -7,6 +7,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import static io.qv4j.agent.it.GuestBatch.java;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -17,7 +19,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * The multi-socket issue's machine, live: 2 packages x 2 NUMA nodes x 1 core x 2 hardware threads
  * (nodes 0-1, 2-3, 4-5, 6-7). Besides the common checks: the issue's table with the default
  * {@code neighbours}, the same with a neighbour spinning on node 1, {@code -XX:+UseNUMA}, a CPU
- * taken offline and back under a running JVM, and the JVM's cgroup v2 cpuset narrowed and widened.
+ * taken offline and back under a running JVM, the JVM's cgroup v2 cpuset narrowed and widened, and
+ * where {@code memory=} puts each worker's pages.
  */
 class MultiSocketIT extends GuestMachineChecks {
 
@@ -63,6 +66,11 @@ class MultiSocketIT extends GuestMachineChecks {
                 + "echo 0-3 > $cg/cpuset.cpus; sleep 2; masks narrowed\n"
                 + "echo 0-7 > $cg/cpuset.cpus; sleep 2; masks widened\n"
                 + "kill $pid; wait; cat /tmp/cg.out");
+        // memory=: a pool of 4 on the 4 nodes with each word, every worker writing a 64 MiB direct buffer
+        b.file("/qv/memory.properties", "rule.l.match.thread = l-*\nrule.b.match.thread = b-*\nrule.b.memory = bind\n"
+                + "rule.i.match.thread = i-*\nrule.i.memory = interleave\n");
+        b.section("memory", java("split-at=numa,config=/qv/memory.properties",
+                "-XX:MaxDirectMemorySize=1g io.qv4j.testapps.MemoryApp 4 64 l b i"));
         // last: the spinners stay. A neighbour on both PUs of node 1, then the table again.
         b.section("spin", "taskset -c 2 sh -c 'while :; do :; done' & taskset -c 3 sh -c 'while :; do :; done' & sleep 1; echo spinning");
         // The pools start 3 s after the JVM: under TCG a JVM's start-up takes seconds of CPU on
@@ -72,6 +80,43 @@ class MultiSocketIT extends GuestMachineChecks {
             b.file("/qv/b" + t[0] + ".txt", "pause 3000\n" + t[0] + " " + t[2] + " " + t[3] + "\n");
             b.section("b" + t[0], java((t[1].isEmpty() ? "" : t[1] + ",") + "verbose=true", "io.qv4j.testapps.SplitsApp /qv/b" + t[0] + ".txt"));
         }
+    }
+
+    /**
+     * The memory issue's first criterion: with {@code local} (first touch by a pinned worker) and
+     * {@code bind}, at least 95 % of each worker's buffer is on its worker's node; with
+     * {@code interleave}, every node holds 20-30 % of each buffer.
+     */
+    @Test
+    void memoryLocalAndBindKeepEachWorkersBufferOnItsNodeAndInterleaveSpreadsItOverTheFour() {
+        String o = out.get("memory");
+        System.out.println(o); // the figures, kept in the test report
+        Matcher m = Pattern.compile("(?m)^mem (\\S+) cpus=(\\S+)((?: N\\d+=\\d+)*)$").matcher(o);
+        int seen = 0;
+        while (m.find()) {
+            seen++;
+            String worker = m.group(1);
+            int node = nodes().indexOf(m.group(2));
+            assertTrue(node >= 0, worker + " on a whole node: " + m.group() + "\n" + o);
+            long[] pages = new long[nodes().size()];
+            long total = 0;
+            for (String f : m.group(3).strip().split(" ")) {
+                if (f.isEmpty()) continue;
+                String[] kv = f.substring(1).split("=");
+                pages[Integer.parseInt(kv[0])] = Long.parseLong(kv[1]);
+                total += Long.parseLong(kv[1]);
+            }
+            assertTrue(total >= 16384, worker + ": the whole 64 MiB buffer is resident: " + m.group());
+            if (worker.startsWith("i-")) {
+                for (int k = 0; k < pages.length; k++) {
+                    double share = pages[k] / (double) total;
+                    assertTrue(share >= 0.20 && share <= 0.30, worker + ": node " + k + " holds " + share + " of its buffer: " + m.group());
+                }
+            } else {
+                assertTrue(pages[node] >= 0.95 * total, worker + ": " + pages[node] + " of " + total + " pages on its node " + node + ": " + m.group());
+            }
+        }
+        assertEquals(12, seen, o);
     }
 
     @Test

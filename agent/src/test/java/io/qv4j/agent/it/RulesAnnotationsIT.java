@@ -82,6 +82,10 @@ class RulesAnnotationsIT {
         assertEquals("@Placement on field io.qv4j.testapps.AnnotatedApp$Holder.STATIC", pool(r, "s").get("reason"));
         assertEquals("split-at=pu color=1", pool(r, "f").get("policy"));
         assertEquals("split-at=machine color=spread", pool(r, "u").get("policy"));
+        assertEquals("bind", pool(r, "m").get("memory"), "the annotation's memory word");
+        assertEquals("local", pool(r, "u").get("memory"));
+        Object nodes = ((Map<?, ?>) ((List<?>) pool(r, "m").get("threads")).get(0)).get("memoryNodes");
+        assertTrue(nodes instanceof String s && !s.isEmpty(), "the worker bound its pages to its PU's node: " + pool(r, "m"));
         assertEquals(1, r.result().stderr().strip().isEmpty() ? 1 : 0, "nothing on stderr without verbose: " + r.result().stderr());
     }
 

@@ -241,7 +241,7 @@ class PlacerTest {
         assertEquals(List.of(CpuSet.parse("0"), CpuSet.parse("1")), cpusets(p, ruled));
         assertEquals("io", pool(p, ruled).rule());
 
-        Policy annotated = new Policy(HwType.PACKAGE, 0, null, 1, null, -1, null, "@Placement on test");
+        Policy annotated = new Policy(HwType.PACKAGE, 0, null, 1, null, -1, null, null, "@Placement on test");
         p.annotations(new Annotated() {
             @Override
             public Policy current() {

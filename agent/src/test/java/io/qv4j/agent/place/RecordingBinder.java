@@ -26,6 +26,16 @@ final class RecordingBinder implements Binder {
         return true;
     }
 
+    /** Memory policies set, in order: {@code BIND 0-1}; {@link #memoryAnswer} is what each call returns. */
+    final List<String> memory = new ArrayList<>();
+    int memoryAnswer;
+
+    @Override
+    public synchronized int bindMemory(io.qv4j.api.Memory m, java.util.BitSet nodes) {
+        memory.add(m + " " + CpuSet.of(nodes));
+        return memoryAnswer;
+    }
+
     @Override
     public String describe() {
         return "recording";
