@@ -21,7 +21,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * node's pages over all its mappings before and after each worker's turn, and prints
  * {@code mem ID-N cpus=LIST N0=PAGES N1=PAGES ...}, the difference (the buffer, give or take what
  * the JVM itself touched meanwhile). The buffers are kept, so that {@code -XX:MaxDirectMemorySize}
- * must hold them all. Arguments: TASKS MIB ID...
+ * must hold them all. Arguments: TASKS MIB ID... ({@code main}: the main thread's own buffer).
  */
 public final class MemoryApp {
 
@@ -32,6 +32,14 @@ public final class MemoryApp {
         int mib = Integer.parseInt(args[1]);
         for (int a = 2; a < args.length; a++) {
             String id = args[a];
+            if (id.equals("main")) { // the main thread's own buffer
+                long[] before = pagesByNode();
+                ByteBuffer b = ByteBuffer.allocateDirect(mib << 20);
+                for (int at = 0; at < b.capacity(); at += 4096) b.put(at, (byte) 1);
+                KEPT.add(b);
+                print("main cpus=" + PoolApp.cpus("/proc/thread-self/status"), before, pagesByNode());
+                continue;
+            }
             AtomicInteger n = new AtomicInteger();
             ExecutorService pool = Executors.newFixedThreadPool(tasks, r -> new Thread(r, id + "-" + n.incrementAndGet()));
             CountDownLatch started = new CountDownLatch(tasks);
@@ -65,16 +73,20 @@ public final class MemoryApp {
                 long[] before = pagesByNode();
                 turn.release();
                 if (!done.tryAcquire(120, TimeUnit.SECONDS)) break;
-                long[] after = pagesByNode();
-                StringBuilder s = new StringBuilder("mem " + who[0]);
-                for (int k = 0; k < after.length; k++) s.append(" N").append(k).append('=').append(Math.max(0, after[k] - (k < before.length ? before[k] : 0)));
-                System.out.println(s);
+                print(who[0], before, pagesByNode());
             }
             end.countDown();
             pool.shutdown();
             pool.awaitTermination(60, TimeUnit.SECONDS);
         }
         System.out.println("memory done");
+    }
+
+    /** {@code mem WHO N0=PAGES ...}: what each node gained. */
+    private static void print(String who, long[] before, long[] after) {
+        StringBuilder s = new StringBuilder("mem " + who);
+        for (int k = 0; k < after.length; k++) s.append(" N").append(k).append('=').append(Math.max(0, after[k] - (k < before.length ? before[k] : 0)));
+        System.out.println(s);
     }
 
     /** This JVM's resident pages on each node, over all its mappings. */

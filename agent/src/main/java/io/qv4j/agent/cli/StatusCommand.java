@@ -147,8 +147,48 @@ final class StatusCommand {
             }
         }
         m.put("report", report);
-        m.put("memory", memory(NumaMemory.of(pid)));
+        List<Object> memory = memory(NumaMemory.of(pid));
+        m.put("memory", memory);
+        m.put("memoryAdvice", memoryAdvice(report, memory));
         return m;
+    }
+
+    /**
+     * The measured {@code -XX:+UseNUMA} advice: where more than half of the JVM's resident memory
+     * sits on NUMA nodes none of its pinned workers run on, {@code 81 % of the JVM's memory is on
+     * node 0, where none of its pinned workers run (they run on nodes 1-3): ...}; else null.
+     */
+    static String memoryAdvice(Map<String, Object> report, List<Object> memory) {
+        if (report == null || memory == null) return null;
+        java.util.BitSet workerNodes = new java.util.BitSet();
+        for (Object o : Targets.list(report.get("pools"))) {
+            Map<String, Object> p = Targets.map(o);
+            if (!Boolean.TRUE.equals(p.get("pinned"))) continue;
+            for (Object so : Targets.list(p.get("slots"))) {
+                Map<String, Object> slot = Targets.map(so);
+                if (slot.get("thread") == null) continue;
+                for (Object n : Targets.list(slot.get("numa"))) if (n instanceof Number k) workerNodes.set(k.intValue());
+            }
+        }
+        if (workerNodes.isEmpty()) return null;
+        long total = 0;
+        long away = 0;
+        java.util.BitSet awayNodes = new java.util.BitSet();
+        for (Object o : memory) {
+            Map<String, Object> n = Targets.map(o);
+            long b = ((Number) n.get("bytes")).longValue();
+            int node = ((Number) n.get("node")).intValue();
+            total += b;
+            if (!workerNodes.get(node) && b > 0) {
+                away += b;
+                awayNodes.set(node);
+            }
+        }
+        if (total == 0 || away * 2 <= total) return null;
+        CpuSet where = CpuSet.of(awayNodes);
+        return Math.round(100.0 * away / total) + " % of the JVM's memory is on node" + (where.cardinality() > 1 ? "s " : " ") + where
+                + ", where none of its pinned workers run (they run on node" + (workerNodes.cardinality() > 1 ? "s " : " ") + CpuSet.of(workerNodes)
+                + "): memory=bind or interleave places the workers' new pages, -XX:+UseNUMA the heap's";
     }
 
     /** {@code [{"node": 0, "bytes": 123}, ...]}: the JVM's resident memory by NUMA node; null where unknown. */
@@ -255,6 +295,7 @@ final class StatusCommand {
         out.println("  scope " + a.get("jvmScope") + ", policy " + a.get("policy") + ", bind " + a.get("bind") + ", binder " + a.get("binder")
                 + (a.get("problem") != null ? ", problem: " + a.get("problem") : ""));
         if (j.get("memory") != null) out.println("  memory by NUMA node (resident, /proc/PID/numa_maps): " + memoryLine(Targets.list(j.get("memory"))));
+        if (j.get("memoryAdvice") != null) out.println("  memory: " + j.get("memoryAdvice"));
         if (a.get("isolated") != null) {
             out.println("  isolated by the kernel: pus " + a.get("isolated")
                     + (a.get("poolScope") != null ? "; pools are planned on pus " + a.get("poolScope") : ""));

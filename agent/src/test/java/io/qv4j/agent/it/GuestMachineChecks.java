@@ -74,6 +74,8 @@ abstract class GuestMachineChecks {
                         + "await /tmp/held.out '^case' 2; pid=$(jvmpid /tmp/held.out); "
                         + "echo '--- text'; " + GuestBatch.JAVA + " -jar " + GuestBatch.AGENT + " status; "
                         + "echo '--- svg'; " + GuestBatch.JAVA + " -jar " + GuestBatch.AGENT + " status --format svg $pid; echo; "
+                        + "echo '--- json'; " + GuestBatch.JAVA + " -jar " + GuestBatch.AGENT + " status --format json $pid; echo; "
+                        + "echo \"--- rss $(sed -n 's/^VmRSS:[[:space:]]*\\([0-9]*\\).*/\\1/p' /proc/$pid/status)\"; "
                         + "echo '--- app'; kill $pid; wait; cat /tmp/held.out")
                 .section("mpirun", "mpirun --allow-run-as-root --tag-output --map-by socket --bind-to socket -np 2 "
                         + java("split-at=numa", "io.qv4j.testapps.SplitsApp /qv/rank.txt"));
@@ -151,7 +153,7 @@ abstract class GuestMachineChecks {
     void statusShowsTheRunningJvmsWorkersAndDrawsThem() {
         String s = out.get("status");
         String text = s.substring(s.indexOf("--- text"), s.indexOf("--- svg"));
-        String svg = s.substring(s.indexOf("--- svg"), s.indexOf("--- app"));
+        String svg = s.substring(s.indexOf("--- svg"), s.indexOf("--- json"));
         List<String> held = workers("status");
         assertEquals(2, held.size(), s);
         assertTrue(nodes().containsAll(held), s);
@@ -159,6 +161,21 @@ abstract class GuestMachineChecks {
         assertTrue(svg.contains("<svg") && svg.contains("</svg>"), svg);
         assertTrue(svg.contains("2 workers of pinned pools"), svg);
         for (String name : List.of("s-1", "s-2")) assertTrue(svg.contains(name) && !svg.contains(name + "!"), name + " where the agent put it\n" + svg);
+    }
+
+    /** The memory issue's fourth criterion: {@code status --format json}'s memory by node sums to the JVM's resident size within 5 %. */
+    @Test
+    void statusMemoryByNodeSumsToTheJvmsResidentSize() {
+        String s = out.get("status");
+        Map<?, ?> j = (Map<?, ?>) JsonReader.parse(s.substring(s.indexOf("--- json") + 8, s.indexOf("--- rss")).strip());
+        Map<?, ?> jvm = (Map<?, ?>) ((List<?>) j.get("jvms")).get(0);
+        long sum = 0;
+        for (Object n : (List<?>) jvm.get("memory")) sum += ((Number) ((Map<?, ?>) n).get("bytes")).longValue();
+        Matcher rss = Pattern.compile("--- rss (\\d+)").matcher(s);
+        assertTrue(rss.find(), s);
+        long rssBytes = Long.parseLong(rss.group(1)) * 1024;
+        System.out.println("status memory by node " + jvm.get("memory") + ": " + sum + " bytes; VmRSS " + rssBytes);
+        assertTrue(Math.abs(sum - rssBytes) <= 0.05 * rssBytes, sum + " bytes by node against VmRSS " + rssBytes + "\n" + s);
     }
 
     /** Each rank's workers' masks, sorted, from {@code mpirun --tag-output} lines. */
