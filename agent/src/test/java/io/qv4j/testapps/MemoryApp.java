@@ -69,11 +69,13 @@ public final class MemoryApp {
                 });
             }
             if (!started.await(120, TimeUnit.SECONDS)) System.out.println("mem " + id + " workers never started");
+            long[] before = pagesByNode(); // one reading per turn: under TCG each takes a while
             for (int i = 0; i < tasks; i++) {
-                long[] before = pagesByNode();
                 turn.release();
                 if (!done.tryAcquire(120, TimeUnit.SECONDS)) break;
-                print(who[0], before, pagesByNode());
+                long[] after = pagesByNode();
+                print(who[0], before, after);
+                before = after;
             }
             end.countDown();
             pool.shutdown();

@@ -1,5 +1,6 @@
 package io.qv4j.agent.live;
 
+import io.qv4j.agent.load.NumaMemory;
 import io.qv4j.agent.report.Json;
 
 import javax.management.MBeanServer;
@@ -47,6 +48,15 @@ final class Mx implements QvAgentMXBean {
     private static List<Map<String, Object>> pools(Map<String, Object> r) {
         Object p = r.get("pools");
         return p instanceof List ? (List<Map<String, Object>>) p : List.of();
+    }
+
+    /** Read when asked, never before: {@code numa_maps} walks the page tables, longer the larger the heap. */
+    @Override
+    public long[] getMemoryByNode() {
+        Map<Integer, Long> by = NumaMemory.of(ProcessHandle.current().pid());
+        long[] out = new long[by.isEmpty() ? 0 : java.util.Collections.max(by.keySet()) + 1];
+        by.forEach((node, bytes) -> out[node] = bytes);
+        return out;
     }
 
     @Override
@@ -160,6 +170,10 @@ final class Mx implements QvAgentMXBean {
         public boolean isExclusive() {
             return bool(m.get("exclusive"));
         }
+
+        public String getMemory() {
+            return str(m.get("memory"));
+        }
     }
 
     record ThreadView(String pool, Map<String, Object> m) implements ThreadInfo {
@@ -193,6 +207,10 @@ final class Mx implements QvAgentMXBean {
 
         public boolean isExited() {
             return bool(m.get("exited"));
+        }
+
+        public String getMemoryNodes() {
+            return str(m.get("memoryNodes"));
         }
     }
 }

@@ -25,6 +25,12 @@ public interface QvAgentMXBean {
     /** Every worker thread of every pool. */
     ThreadInfo[] getThreads();
 
+    /**
+     * The JVM's resident memory on each NUMA node, bytes by the node's OS index, from
+     * {@code /proc/self/numa_maps} read when asked (as {@code status} reads it); empty where unknown.
+     */
+    long[] getMemoryByNode();
+
     /** The whole report as JSON, exactly what {@code report=FILE} writes. */
     String getReportJson();
 
@@ -50,6 +56,9 @@ public interface QvAgentMXBean {
 
         /** Its workers have cores of their own ({@code exclusive} in the report, DESIGN.md §7.2). */
         boolean isExclusive();
+
+        /** Where its workers' new pages go: local, interleave, bind ({@code memory} in the report, DESIGN.md §7.3). */
+        String getMemory();
     }
 
     /** A worker thread (composite data to a JMX client). */
@@ -69,5 +78,8 @@ public interface QvAgentMXBean {
         boolean isBound();
 
         boolean isExited();
+
+        /** The NUMA nodes its memory policy names, or null where its pages go where first touched. */
+        String getMemoryNodes();
     }
 }

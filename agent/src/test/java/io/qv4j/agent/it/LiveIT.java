@@ -496,6 +496,12 @@ class LiveIT {
                 assertEquals(2, checked);
                 CompositeData[] pools = (CompositeData[]) s.getAttribute(name, "Pools");
                 assertTrue(List.of(pools).stream().anyMatch(p -> Boolean.TRUE.equals(p.get("pinned")) && Integer.valueOf(2).equals(p.get("tasks"))));
+                assertTrue(List.of(pools).stream().anyMatch(p -> "local".equals(p.get("memory"))), "the pools' memory word");
+                long[] byNode = (long[]) s.getAttribute(name, "MemoryByNode");
+                long resident = 0;
+                for (long b : byNode) resident += b;
+                // status reads the same file from outside; a NUMA kernel has at least node 0
+                if (Files.isReadable(Path.of("/proc/self/numa_maps"))) assertTrue(resident > 1 << 20, "resident bytes by node: " + resident);
             }
         }
     }
