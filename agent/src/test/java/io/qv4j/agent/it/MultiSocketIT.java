@@ -87,6 +87,33 @@ class MultiSocketIT extends GuestMachineChecks {
         }
     }
 
+    /** MemoryApp's {@code mem WHO cpus=LIST N0=PAGES ...} line: each node's gain during WHO's turn. */
+    record Buffer(String who, String cpus, long[] pages, long total, String line) {
+
+        static List<Buffer> of(String output, int nodes) {
+            List<Buffer> out = new ArrayList<>();
+            Matcher m = Pattern.compile("(?m)^mem (\\S+) cpus=(\\S+)((?: N\\d+=\\d+)*)$").matcher(output);
+            while (m.find()) {
+                long[] pages = new long[nodes];
+                long total = 0;
+                for (String f : m.group(3).strip().split(" ")) {
+                    if (f.isEmpty()) continue;
+                    String[] kv = f.substring(1).split("=");
+                    pages[Integer.parseInt(kv[0])] = Long.parseLong(kv[1]);
+                    total += pages[Integer.parseInt(kv[0])];
+                }
+                // a node's gain during the turn: the JVM may free a few pages meanwhile (seen: 16,371 of 16,384)
+                assertTrue(total >= 0.95 * 16384, m.group(1) + ": the 64 MiB buffer (16,384 pages) is resident: " + m.group());
+                out.add(new Buffer(m.group(1), m.group(2), pages, total, m.group()));
+            }
+            return out;
+        }
+
+        double share(int node) {
+            return pages[node] / (double) total;
+        }
+    }
+
     /**
      * The memory issue's first criterion: with {@code local} (first touch by a pinned worker) and
      * {@code bind}, at least 95 % of each worker's buffer is on its worker's node; with
@@ -96,33 +123,19 @@ class MultiSocketIT extends GuestMachineChecks {
     void memoryLocalAndBindKeepEachWorkersBufferOnItsNodeAndInterleaveSpreadsItOverTheFour() {
         String o = out.get("memory");
         System.out.println(o); // the figures, kept in the test report
-        Matcher m = Pattern.compile("(?m)^mem (\\S+) cpus=(\\S+)((?: N\\d+=\\d+)*)$").matcher(o);
-        int seen = 0;
-        while (m.find()) {
-            seen++;
-            String worker = m.group(1);
-            int node = nodes().indexOf(m.group(2));
-            assertTrue(node >= 0, worker + " on a whole node: " + m.group() + "\n" + o);
-            long[] pages = new long[nodes().size()];
-            long total = 0;
-            for (String f : m.group(3).strip().split(" ")) {
-                if (f.isEmpty()) continue;
-                String[] kv = f.substring(1).split("=");
-                pages[Integer.parseInt(kv[0])] = Long.parseLong(kv[1]);
-                total += Long.parseLong(kv[1]);
-            }
-            // a node's gain during the turn: the JVM may free a few pages meanwhile (seen: 16,371 of 16,384)
-            assertTrue(total >= 0.95 * 16384, worker + ": the 64 MiB buffer (16,384 pages) is resident: " + m.group());
-            if (worker.startsWith("i-")) {
-                for (int k = 0; k < pages.length; k++) {
-                    double share = pages[k] / (double) total;
-                    assertTrue(share >= 0.20 && share <= 0.30, worker + ": node " + k + " holds " + share + " of its buffer: " + m.group());
+        List<Buffer> buffers = Buffer.of(o, nodes().size());
+        for (Buffer b : buffers) {
+            int node = nodes().indexOf(b.cpus());
+            assertTrue(node >= 0, b.who() + " on a whole node: " + b.line() + "\n" + o);
+            if (b.who().startsWith("i-")) {
+                for (int k = 0; k < nodes().size(); k++) {
+                    assertTrue(b.share(k) >= 0.20 && b.share(k) <= 0.30, b.who() + ": node " + k + " holds " + b.share(k) + " of its buffer: " + b.line());
                 }
             } else {
-                assertTrue(pages[node] >= 0.95 * total, worker + ": " + pages[node] + " of " + total + " pages on its node " + node + ": " + m.group());
+                assertTrue(b.share(node) >= 0.95, b.who() + ": " + b.share(node) + " of its buffer on its node " + node + ": " + b.line());
             }
         }
-        assertEquals(12, seen, o);
+        assertEquals(12, buffers.size(), o);
     }
 
     /** The memory issue's third criterion: {@code local-rank=2/4,split-at=numa,memory=bind} allocates at least 90 % on node 2. */
@@ -130,22 +143,12 @@ class MultiSocketIT extends GuestMachineChecks {
     void aLocalRanksMemoryIsOnItsNode() {
         String o = out.get("rank-memory");
         System.out.println(o);
-        Matcher m = Pattern.compile("(?m)^mem (\\S+) cpus=(\\S+)((?: N\\d+=\\d+)*)$").matcher(o);
-        int seen = 0;
-        while (m.find()) {
-            seen++;
-            assertEquals(nodes().get(2), m.group(2), "inside the rank's piece: " + o);
-            long[] pages = new long[nodes().size()];
-            long total = 0;
-            for (String f : m.group(3).strip().split(" ")) {
-                if (f.isEmpty()) continue;
-                String[] kv = f.substring(1).split("=");
-                pages[Integer.parseInt(kv[0])] = Long.parseLong(kv[1]);
-                total += Long.parseLong(kv[1]);
-            }
-            assertTrue(total >= 0.95 * 16384 && pages[2] >= 0.9 * total, m.group(1) + ": " + pages[2] + " of " + total + " pages on node 2: " + o);
+        List<Buffer> buffers = Buffer.of(o, nodes().size());
+        for (Buffer b : buffers) {
+            assertEquals(nodes().get(2), b.cpus(), "inside the rank's piece: " + o);
+            assertTrue(b.share(2) >= 0.9, b.who() + ": " + b.share(2) + " of its buffer on node 2: " + o);
         }
-        assertEquals(2, seen, o);
+        assertEquals(2, buffers.size(), o);
     }
 
     @Test
