@@ -121,6 +121,7 @@ public final class QvAgent {
                     }
                 }));
             }
+            if (!attached) p.memoryForJvm(); // only a thread can set its own policy: premain runs on the main thread
             Log.debug("premain " + (System.nanoTime() - t0) / 1000 + " us (options " + (tOptions - t0) / 1000 + " us, placer " + (tPlacer - tOptions) / 1000
                     + " us, hooks " + (tHooks - tPlacer) / 1000 + " us); agent on: "
                     + o.policy() + ", bind=" + o.bind().word() + ", hooks " + t.done() + " (" + t.source() + "), plain threads from " + installed.threads()
@@ -227,7 +228,7 @@ public final class QvAgent {
 
     static void writeReport(Placer p, String file) {
         try {
-            UserFiles.writeAtomically(Path.of(file), Json.write(PlacementReport.snapshot(p, rebalancer)).getBytes(StandardCharsets.UTF_8));
+            UserFiles.writeAtomically(Path.of(file), Json.write(PlacementReport.atExit(p, rebalancer)).getBytes(StandardCharsets.UTF_8));
         } catch (Throwable t) {
             Log.info("cannot write the report " + file + ": " + t);
         }

@@ -21,7 +21,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * node's pages over all its mappings before and after each worker's turn, and prints
  * {@code mem ID-N cpus=LIST N0=PAGES N1=PAGES ...}, the difference (the buffer, give or take what
  * the JVM itself touched meanwhile). The buffers are kept, so that {@code -XX:MaxDirectMemorySize}
- * must hold them all. Arguments: TASKS MIB ID... ({@code main}: the main thread's own buffer).
+ * must hold them all. Arguments: TASKS MIB ID... ({@code main}: the main thread's own buffer;
+ * {@code keep}: the pools' workers stay, on their pieces, until the JVM exits, as a report at exit sees them).
  */
 public final class MemoryApp {
 
@@ -30,8 +31,10 @@ public final class MemoryApp {
     public static void main(String[] args) throws Exception {
         int tasks = Integer.parseInt(args[0]);
         int mib = Integer.parseInt(args[1]);
+        boolean keep = List.of(args).contains("keep");
         for (int a = 2; a < args.length; a++) {
             String id = args[a];
+            if (id.equals("keep")) continue;
             if (id.equals("main")) { // the main thread's own buffer
                 long[] before = pagesByNode();
                 ByteBuffer b = ByteBuffer.allocateDirect(mib << 20);
@@ -77,11 +80,13 @@ public final class MemoryApp {
                 print(who[0], before, after);
                 before = after;
             }
+            if (keep) continue;
             end.countDown();
             pool.shutdown();
             pool.awaitTermination(60, TimeUnit.SECONDS);
         }
         System.out.println("memory done");
+        if (keep) System.exit(0);
     }
 
     /** {@code mem WHO N0=PAGES ...}: what each node gained. */

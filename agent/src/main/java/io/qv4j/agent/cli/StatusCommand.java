@@ -3,6 +3,7 @@ package io.qv4j.agent.cli;
 import io.qv4j.agent.platform.TopologyInput;
 import io.qv4j.agent.load.NumaMemory;
 import io.qv4j.agent.report.JsonReader;
+import io.qv4j.agent.report.NodeMemory;
 import com.sun.tools.attach.VirtualMachine;
 import io.qv4j.agent.report.Json;
 import io.qv4j.topology.CpuSet;
@@ -147,61 +148,10 @@ final class StatusCommand {
             }
         }
         m.put("report", report);
-        List<Object> memory = memory(NumaMemory.of(pid));
+        List<Object> memory = NodeMemory.of(NumaMemory.of(pid));
         m.put("memory", memory);
-        m.put("memoryAdvice", memoryAdvice(report, memory));
+        m.put("memoryAdvice", NodeMemory.advice(report, memory));
         return m;
-    }
-
-    /**
-     * The measured {@code -XX:+UseNUMA} advice: where more than half of the JVM's resident memory
-     * sits on NUMA nodes none of its pinned workers run on, {@code 81 % of the JVM's memory is on
-     * node 0, where none of its pinned workers run (they run on nodes 1-3): ...}; else null.
-     */
-    static String memoryAdvice(Map<String, Object> report, List<Object> memory) {
-        if (report == null || memory == null) return null;
-        java.util.BitSet workerNodes = new java.util.BitSet();
-        for (Object o : Targets.list(report.get("pools"))) {
-            Map<String, Object> p = Targets.map(o);
-            if (!Boolean.TRUE.equals(p.get("pinned"))) continue;
-            for (Object so : Targets.list(p.get("slots"))) {
-                Map<String, Object> slot = Targets.map(so);
-                if (slot.get("thread") == null) continue;
-                for (Object n : Targets.list(slot.get("numa"))) if (n instanceof Number k) workerNodes.set(k.intValue());
-            }
-        }
-        if (workerNodes.isEmpty()) return null;
-        long total = 0;
-        long away = 0;
-        java.util.BitSet awayNodes = new java.util.BitSet();
-        for (Object o : memory) {
-            Map<String, Object> n = Targets.map(o);
-            long b = ((Number) n.get("bytes")).longValue();
-            int node = ((Number) n.get("node")).intValue();
-            total += b;
-            if (!workerNodes.get(node) && b > 0) {
-                away += b;
-                awayNodes.set(node);
-            }
-        }
-        if (total == 0 || away * 2 <= total) return null;
-        CpuSet where = CpuSet.of(awayNodes);
-        return Math.round(100.0 * away / total) + " % of the JVM's memory is on node" + (where.cardinality() > 1 ? "s " : " ") + where
-                + ", where none of its pinned workers run (they run on node" + (workerNodes.cardinality() > 1 ? "s " : " ") + CpuSet.of(workerNodes)
-                + "): memory=bind or interleave places the workers' new pages, -XX:+UseNUMA the heap's";
-    }
-
-    /** {@code [{"node": 0, "bytes": 123}, ...]}: the JVM's resident memory by NUMA node; null where unknown. */
-    static List<Object> memory(Map<Integer, Long> byNode) {
-        if (byNode.isEmpty()) return null;
-        List<Object> out = new ArrayList<>();
-        for (Map.Entry<Integer, Long> n : new java.util.TreeMap<>(byNode).entrySet()) {
-            Map<String, Object> e = new LinkedHashMap<>();
-            e.put("node", n.getKey());
-            e.put("bytes", n.getValue());
-            out.add(e);
-        }
-        return out;
     }
 
     /** Adds {@code kernel} (the mask now) and {@code matches} (null: the agent did not bind this thread). */
@@ -252,7 +202,8 @@ final class StatusCommand {
         }
         String caption = "JVM " + j.get("pid") + ": " + workers + " workers of pinned pools where the kernel has them now (! = not where the agent put it)"
                 + (legend.isEmpty() ? "" : "; colours: " + String.join(", ", legend))
-                + (a.get("exclusive") == null ? "" : "; exclusive pus " + a.get("exclusive") + ", the rest of the JVM on " + a.get("rest"));
+                + (a.get("exclusive") == null ? "" : "; exclusive pus " + a.get("exclusive") + ", the rest of the JVM on " + a.get("rest"))
+                + (j.get("memory") == null ? "" : "; memory by NUMA node: " + memoryLine(Targets.list(j.get("memory"))));
         return PlanSvg.draw(t, pu -> !scope.contains(pu) ? "x"
                         : onPu.containsKey(pu) ? String.join(",", onPu.get(pu)) : isolated.contains(pu) ? "isolated" : "",
                 pu -> "g" + poolOnPu.getOrDefault(pu, 0), caption);

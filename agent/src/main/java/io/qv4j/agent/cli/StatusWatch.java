@@ -269,6 +269,8 @@ final class StatusWatch {
         Map<String, Object> node = Targets.map(agent.get("node"));
         m.put("claimed", node.get("claimed"));
         m.put("othersClaim", othersClaim(node));
+        m.put("memory", j.get("memory"));
+        m.put("memoryAdvice", j.get("memoryAdvice"));
         List<Object> pools = new ArrayList<>();
         long at = report.get("time") instanceof Number n ? n.longValue() : System.currentTimeMillis();
         for (Object o : Targets.list(report.get("pools"))) {
@@ -450,6 +452,8 @@ final class StatusWatch {
                     .append(j.get("exclusive") == null ? "" : ", exclusive pus " + j.get("exclusive") + " (the rest on " + j.get("rest") + ")")
                     .append(", claims ").append(j.get("claimed"))
                     .append("  ").append(j.get("command")).append('\n');
+            if (j.get("memory") != null) pools.append("  memory by NUMA node: ").append(StatusCommand.memoryLine(Targets.list(j.get("memory")))).append('\n');
+            if (j.get("memoryAdvice") != null) pools.append("  memory: ").append(j.get("memoryAdvice")).append('\n');
             for (Object po : Targets.list(j.get("pools"))) {
                 Map<String, Object> p = Targets.map(po);
                 pools.append(String.format(Locale.ROOT, "  pool %s%s: %s workers, %s tasks/s%n", p.get("name"),

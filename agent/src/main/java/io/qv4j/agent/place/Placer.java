@@ -6,8 +6,10 @@ import io.qv4j.agent.config.Policy;
 import io.qv4j.agent.config.Rules;
 import io.qv4j.agent.log.Log;
 import io.qv4j.agent.platform.LivePlatform;
+import io.qv4j.api.Memory;
 import io.qv4j.topology.CpuSet;
 
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
@@ -299,6 +301,29 @@ public final class Placer {
     /** The workers' memory policies (DESIGN.md §7.3). */
     MemoryBinding memory() {
         return memory;
+    }
+
+    /**
+     * Premain, on the main thread: the option's {@code memory} word becomes the JVM piece's policy
+     * (DESIGN.md §7.3). Waits for the environment (the start-up wait at most), so only a JVM that
+     * asked for a policy pays for it; {@code local}, the default, returns at once.
+     */
+    public void memoryForJvm() {
+        if (options.memory() == Memory.LOCAL) return;
+        Env e = awaitEnv();
+        if (e == null) {
+            Log.info("memory=" + options.memory().name().toLowerCase(Locale.ROOT) + ": the machine was not known within " + waitMillis
+                    + " ms of start-up: the main thread's new pages go where first touched");
+            return;
+        }
+        memory.jvm(e, options.memory());
+        String d = memory.jvmDescription();
+        if (d != null && Log.isVerbose()) Log.debug("the JVM's piece " + e.jvm() + ": memory " + d + " (main thread and the threads it creates)");
+    }
+
+    /** The JVM piece's memory policy ({@code "interleave nodes 0-3"}), null where the kernel's default holds. */
+    public String jvmMemory() {
+        return memory.jvmDescription();
     }
 
     /** Rebinds {@code t} on its own thread if a rebalance moved it; true if it had moved. */

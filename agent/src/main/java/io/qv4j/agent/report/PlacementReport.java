@@ -1,6 +1,8 @@
 package io.qv4j.agent.report;
 
 import io.qv4j.agent.config.Options;
+import io.qv4j.agent.load.NumaMemory;
+import io.qv4j.agent.log.Log;
 import io.qv4j.agent.place.Env;
 import io.qv4j.agent.place.Placer;
 import io.qv4j.agent.place.Pool;
@@ -38,6 +40,7 @@ public final class PlacementReport {
         agent.put("pools", options.pools());
         agent.put("topology", topology == null ? null : topology.source());
         agent.put("jvmScope", e == null || e.jvm() == null ? null : e.jvm().toString());
+        agent.put("jvmMemory", placer.jvmMemory());
         agent.put("isolated", topology == null || topology.isolated().isEmpty() ? null : topology.isolated().toString());
         agent.put("poolScope", e == null || e.jvm() == null || e.ordinary().equals(e.jvm()) ? null : e.ordinary().toString());
         agent.put("exclusive", e == null || e.exclusive().isEmpty() ? null : e.exclusive().toString());
@@ -58,6 +61,21 @@ public final class PlacementReport {
         out.put("pools", list);
         if (rebalancer != null) out.put("rebalance", rebalancer.report());
         if (placer.neighbours() != null) out.put("neighbours", placer.neighbours().report());
+        return out;
+    }
+
+    /**
+     * The report written at exit: the snapshot with the JVM's resident memory by NUMA node and the
+     * measured memory advice (DESIGN.md §7.3), which is also said in one line. Read from
+     * {@code numa_maps} once, here: the user asked for the report, and the whole run's memory is in place.
+     */
+    public static Map<String, Object> atExit(Placer placer, Rebalancer rebalancer) {
+        Map<String, Object> out = snapshot(placer, rebalancer);
+        List<Object> memory = NodeMemory.of(NumaMemory.of(ProcessHandle.current().pid()));
+        String advice = NodeMemory.advice(out, memory);
+        out.put("memory", memory);
+        out.put("memoryAdvice", advice);
+        if (advice != null) Log.info(advice);
         return out;
     }
 

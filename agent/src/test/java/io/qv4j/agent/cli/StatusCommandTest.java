@@ -2,6 +2,7 @@ package io.qv4j.agent.cli;
 
 import io.qv4j.agent.report.Json;
 import io.qv4j.agent.report.JsonReader;
+import io.qv4j.agent.report.NodeMemory;
 import org.junit.jupiter.api.Test;
 
 import java.io.ByteArrayOutputStream;
@@ -88,32 +89,20 @@ class StatusCommandTest {
     @Test
     void textShowsTheJvmsResidentMemoryByNumaNodeWithShares() {
         Map<String, Object> j = jvm(REPORT);
-        j.put("memory", StatusCommand.memory(Map.of(0, 3L << 20, 2, 1L << 20)));
+        j.put("memory", NodeMemory.of(Map.of(0, 3L << 20, 2, 1L << 20)));
         assertEquals("  memory by NUMA node (resident, /proc/PID/numa_maps): node 0 3.0 MiB (75 %), node 2 1.0 MiB (25 %)", line(text(j), "memory by NUMA"));
-        assertNull(StatusCommand.memory(Map.of()), "no numa_maps: no figure");
+        assertNull(NodeMemory.of(Map.of()), "no numa_maps: no figure");
         assertTrue(text(jvm(REPORT)).stream().noneMatch(l -> l.contains("memory by NUMA")));
+        String svg = StatusCommand.svg(io.qv4j.agent.platform.TopologyInput.input("core:4 pu:1"), j);
+        assertTrue(svg.contains("; memory by NUMA node: node 0 3.0 MiB (75 %), node 2 1.0 MiB (25 %)"), svg);
     }
 
-    /** A pinned pool of two workers on NUMA nodes 1 and 3. */
-    static final String ON_NODES_1_AND_3 = """
-            {"agent": {"jvmScope": "0-7", "policy": "split-at=numa color=spread", "bind": "on", "binder": "native"},
-             "pools": [{"id": 1, "name": "app", "class": "java.util.concurrent.ThreadPoolExecutor", "pinned": true, "tasks": 2,
-               "scope": "2-3,6-7", "slots": [{"slot": 0, "cpuset": "2-3", "numa": [1], "thread": "app-1"},
-                                           {"slot": 1, "cpuset": "6-7", "numa": [3], "thread": "app-2"}], "threads": []}]}
-            """;
-
     @Test
-    void theMemoryAdviceSaysWhereMostMemorySitsAwayFromEveryPinnedWorkerAndOnlyThen() {
-        Map<String, Object> report = Targets.map(JsonReader.parse(ON_NODES_1_AND_3));
-        List<Object> away = StatusCommand.memory(Map.of(0, 81L << 20, 1, 10L << 20, 3, 9L << 20));
-        assertEquals("81 % of the JVM's memory is on node 0, where none of its pinned workers run (they run on nodes 1,3): "
-                + "memory=bind or interleave places the workers' new pages, -XX:+UseNUMA the heap's", StatusCommand.memoryAdvice(report, away));
-        assertNull(StatusCommand.memoryAdvice(report, StatusCommand.memory(Map.of(0, 40L << 20, 1, 30L << 20, 3, 30L << 20))), "most of it beside the workers");
-        assertNull(StatusCommand.memoryAdvice(report, null), "no numa_maps");
-        assertNull(StatusCommand.memoryAdvice(Targets.map(JsonReader.parse(REPORT)), away), "no worker's nodes known");
-        Map<String, Object> j = jvm(ON_NODES_1_AND_3);
-        j.put("memoryAdvice", StatusCommand.memoryAdvice(report, away));
+    void textSaysTheMemoryAdviceInOneLine() {
+        Map<String, Object> j = jvm(REPORT);
+        j.put("memoryAdvice", "81 % of the JVM's memory is on node 0, where none of its pinned workers run (they run on nodes 1,3): ...");
         assertTrue(line(text(j), "memory: ").startsWith("  memory: 81 % of the JVM's memory is on node 0"));
+        assertTrue(text(jvm(REPORT)).stream().noneMatch(l -> l.startsWith("  memory: ")), "no advice, no line");
     }
 
     @Test

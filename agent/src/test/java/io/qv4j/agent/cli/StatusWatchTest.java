@@ -96,6 +96,24 @@ class StatusWatchTest {
     }
 
     @Test
+    void textShowsEachJvmsMemoryByNumaNodeAndTheAdviceUnderItsLine() throws IOException {
+        stat(100, 900, 100, 900);
+        statuses = Map.of(PID, Targets.map(JsonReader.parse("""
+                {"pid": 4242, "command": "java -cp app.jar Main",
+                 "report": {"agent": {"jvmScope": "0-1"}, "pools": [
+                  {"id": 1, "name": "app", "pinned": true, "tasks": 1, "threads": [{"name": "app-1", "tid": 102, "cpuset": "0", "kernel": "0"}]}]},
+                 "memory": [{"node": 0, "bytes": 1048576}, {"node": 1, "bytes": 3145728}],
+                 "memoryAdvice": "75 % of the JVM's memory is on node 1, where none of its pinned workers run (they run on node 0): ..."}
+                """)));
+        task(102, "app-1", 1000, 0, 0);
+        Map<String, Object> view = watch.view(statuses, 2 * SECOND);
+        assertEquals(2, Targets.list(Targets.map(Targets.list(view.get("jvms")).get(0)).get("memory")).size(), "the JSON lines carry it");
+        String text = watch.text(view, false);
+        assertTrue(text.contains("\n  memory by NUMA node: node 0 1.0 MiB (25 %), node 1 3.0 MiB (75 %)\n"), text);
+        assertTrue(text.contains("\n  memory: 75 % of the JVM's memory is on node 1, where"), text);
+    }
+
+    @Test
     void waitShareIsTheDeltaOfSchedstatsSecondFieldOverTheWallTimeBetweenRefreshes() throws IOException {
         stat(100, 900, 100, 900);
         task(101, "app-1", 1000, 1, 5_000_000_000L);

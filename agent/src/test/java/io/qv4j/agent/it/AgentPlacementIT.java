@@ -16,6 +16,7 @@ import java.util.Set;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -228,6 +229,36 @@ class AgentPlacementIT {
             assertEquals(2, strict.result().exitCode(), bad);
             assertEquals("", strict.result().stdout());
             assertTrue(strict.result().stderr().startsWith("qv: "), strict.result().stderr());
+        }
+    }
+
+    /**
+     * The memory issue's fifth criterion: wherever this runs (one NUMA node here), the memory words
+     * pin the workers as without them, change no result, and the policy the report names for the
+     * JVM's piece covers no node outside the machine's: {@code bind} over every node is left out.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("javas")
+    void memoryWordsPinAsWithoutThemAndChangeNoResult(Path java) throws Exception {
+        Allowed where = Allowed.unrestricted();
+        Jvm.App plain = app(java, where, List.of(), "split-at=core", "calc", "2");
+        for (String word : List.of("interleave", "bind", "local")) {
+            Jvm.App calc = app(java, where, List.of(), "split-at=core,memory=" + word, "calc", "2");
+            assertEquals(plain.result().stdout(), calc.result().stdout(), word);
+            assertEquals(plain.result().exitCode(), calc.result().exitCode(), word);
+            Jvm.App r = app(java, where, List.of(), "split-at=core,color=spread,memory=" + word, "fixed", "2");
+            onDistinctCores(r, where, List.of("pool-1-thread-1", "pool-1-thread-2"));
+            noStrays(r);
+            Object jvmMemory = ((Map<?, ?>) r.report().get("agent")).get("jvmMemory");
+            if (word.equals("local")) {
+                assertNull(jvmMemory, "local: nothing set");
+            } else if (jvmMemory == null) {
+                assertTrue(word.equals("bind") || r.result().stderr().contains("qv: memory=" + word), "left out, or one line says why: " + r.result());
+            } else {
+                assertTrue(jvmMemory.toString().matches(word + " nodes [0-9,-]+"), jvmMemory + ": " + r.result());
+            }
+            // null where the kernel has no numa_maps
+            if (r.report().get("memory") instanceof List<?> byNode) for (Object m : byNode) assertTrue(((Number) ((Map<?, ?>) m).get("bytes")).longValue() > 0, "the report's memory by node");
         }
     }
 

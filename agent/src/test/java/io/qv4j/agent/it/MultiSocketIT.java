@@ -68,14 +68,21 @@ class MultiSocketIT extends GuestMachineChecks {
                 + "kill $pid; wait; cat /tmp/cg.out");
         // memory=: a pool of 4 on the 4 nodes with each word, every worker writing a 64 MiB direct buffer.
         // The kernel's automatic NUMA balancing is off meanwhile: it moves the JVM's heap pages between
-        // nodes while a buffer is measured (one node read 17 % of an interleaved buffer, 5 MiB less)
-        b.file("/qv/memory.properties", "rule.l.match.thread = l-*\nrule.b.match.thread = b-*\nrule.b.memory = bind\n"
+        // nodes while a buffer is measured (one node read 17 % of an interleaved buffer, 5 MiB less).
+        // The option's interleave is the JVM piece's policy: the main thread's buffer (the second criterion).
+        b.file("/qv/memory.properties", "rule.l.match.thread = l-*\nrule.l.memory = local\nrule.b.match.thread = b-*\nrule.b.memory = bind\n"
                 + "rule.i.match.thread = i-*\nrule.i.memory = interleave\n");
-        b.section("memory", "echo 0 > /proc/sys/kernel/numa_balancing; grep MemFree /sys/devices/system/node/node*/meminfo; " + java("split-at=numa,config=/qv/memory.properties",
-                "-XX:MaxDirectMemorySize=1g io.qv4j.testapps.MemoryApp 4 64 l b i"));
-        // the third: local rank 2 of 4 gets node 2 for its piece; a worker's buffer and the main thread's
-        b.section("rank-memory", java("local-rank=2/4,split-at=numa,memory=bind", "io.qv4j.testapps.MemoryApp 1 64 w main")
-                + "; echo 1 > /proc/sys/kernel/numa_balancing");
+        b.section("memory", "echo 0 > /proc/sys/kernel/numa_balancing; grep MemFree /sys/devices/system/node/node*/meminfo; "
+                + java("split-at=numa,memory=interleave,config=/qv/memory.properties", "-XX:MaxDirectMemorySize=1g io.qv4j.testapps.MemoryApp 4 64 l b i main"));
+        // the fourth's advice, away: one worker on node 0, the main thread's ten buffers interleaved over
+        // the four nodes (three quarters on nodes no worker runs on); the report at exit says it
+        b.section("memory-away", java("split-at=numa,color=packed,memory=interleave,report=/tmp/away.json",
+                "-XX:MaxDirectMemorySize=1g io.qv4j.testapps.MemoryApp 1 64 w main main main main main main main main main main keep")
+                + "; echo '--- report'; cat /tmp/away.json");
+        // the third: local rank 2 of 4 gets node 2 for its piece; a worker's buffer and the main thread's.
+        // The fourth's advice, beside: everything on the worker's node
+        b.section("rank-memory", java("local-rank=2/4,split-at=numa,memory=bind,report=/tmp/rank.json", "io.qv4j.testapps.MemoryApp 1 64 w main keep")
+                + "; echo '--- report'; cat /tmp/rank.json; echo 1 > /proc/sys/kernel/numa_balancing");
         // last: the spinners stay. A neighbour on both PUs of node 1, then the table again.
         b.section("spin", "taskset -c 2 sh -c 'while :; do :; done' & taskset -c 3 sh -c 'while :; do :; done' & sleep 1; echo spinning");
         // The pools start 3 s after the JVM: under TCG a JVM's start-up takes seconds of CPU on
@@ -115,9 +122,10 @@ class MultiSocketIT extends GuestMachineChecks {
     }
 
     /**
-     * The memory issue's first criterion: with {@code local} (first touch by a pinned worker) and
-     * {@code bind}, at least 95 % of each worker's buffer is on its worker's node; with
-     * {@code interleave}, every node holds 20-30 % of each buffer.
+     * The memory issue's first and second criteria: with {@code local} (first touch by a pinned
+     * worker, which the main thread's interleave must not reach) and {@code bind}, at least 95 % of
+     * each worker's buffer is on its worker's node; with {@code interleave}, for a pool or for the
+     * JVM's piece (the main thread's buffer), every node holds 20-30 % of each buffer.
      */
     @Test
     void memoryLocalAndBindKeepEachWorkersBufferOnItsNodeAndInterleaveSpreadsItOverTheFour() {
@@ -125,17 +133,20 @@ class MultiSocketIT extends GuestMachineChecks {
         System.out.println(o); // the figures, kept in the test report
         List<Buffer> buffers = Buffer.of(o, nodes().size());
         for (Buffer b : buffers) {
-            int node = nodes().indexOf(b.cpus());
-            assertTrue(node >= 0, b.who() + " on a whole node: " + b.line() + "\n" + o);
-            if (b.who().startsWith("i-")) {
+            if (b.who().startsWith("i-") || b.who().equals("main")) {
                 for (int k = 0; k < nodes().size(); k++) {
                     assertTrue(b.share(k) >= 0.20 && b.share(k) <= 0.30, b.who() + ": node " + k + " holds " + b.share(k) + " of its buffer: " + b.line());
                 }
-            } else {
+            }
+            if (b.who().equals("main")) continue; // on the JVM scope
+            int node = nodes().indexOf(b.cpus());
+            assertTrue(node >= 0, b.who() + " on a whole node: " + b.line() + "\n" + o);
+            if (!b.who().startsWith("i-")) {
                 assertTrue(b.share(node) >= 0.95, b.who() + ": " + b.share(node) + " of its buffer on its node " + node + ": " + b.line());
             }
         }
-        assertEquals(12, buffers.size(), o);
+        assertEquals(13, buffers.size(), o);
+        assertEquals("main", buffers.get(12).who(), o);
     }
 
     /** The memory issue's third criterion: {@code local-rank=2/4,split-at=numa,memory=bind} allocates at least 90 % on node 2. */
@@ -149,6 +160,24 @@ class MultiSocketIT extends GuestMachineChecks {
             assertTrue(b.share(2) >= 0.9, b.who() + ": " + b.share(2) + " of its buffer on node 2: " + o);
         }
         assertEquals(2, buffers.size(), o);
+    }
+
+    /**
+     * The memory issue's fourth criterion, its second half: the report at exit carries the advice
+     * (and the agent says it) when most of the JVM's memory sits on nodes no pinned worker runs on,
+     * and not when it sits beside the workers.
+     */
+    @Test
+    void theMemoryAdviceAppearsWhenTheMemoryIsAwayFromTheWorkersAndNotBesideThem() {
+        String away = out.get("memory-away");
+        System.out.println(away);
+        Matcher m = Pattern.compile("\"memoryAdvice\"\\s*:\\s*\"(\\d+) % of the JVM's memory is on nodes 1-3, where none of its pinned workers run \\(they run on node 0\\)").matcher(away);
+        assertTrue(m.find(), "the report's advice: " + away);
+        assertTrue(away.contains("qv: " + m.group(1) + " % of the JVM's memory is on nodes 1-3"), "and one qv: line: " + away);
+        String beside = out.get("rank-memory");
+        assertTrue(Pattern.compile("\"memoryAdvice\"\\s*:\\s*null").matcher(beside).find(), "no advice beside the workers: " + beside);
+        assertTrue(Pattern.compile("\"memory\"\\s*:\\s*\\[").matcher(beside).find(), "the report's memory by node: " + beside);
+        assertFalse(beside.contains("of the JVM's memory is on"), beside);
     }
 
     @Test

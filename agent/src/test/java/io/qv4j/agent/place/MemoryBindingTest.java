@@ -90,4 +90,48 @@ class MemoryBindingTest {
         assertNull(ws.get(0).memoryNodes());
         assertEquals(2, binder.calls.size(), "the workers are pinned all the same");
     }
+
+    Placer jvm(String options, CpuSet scope) throws Exception {
+        Placer p = new Placer(OptionsParser.parse(options, new Properties(), Map.of()), Rules.none(), 1000);
+        p.ready(new Env(MACHINE, scope, binder, null, null, false));
+        p.memoryForJvm();
+        return p;
+    }
+
+    @Test
+    void interleaveForTheJvmsPieceSpreadsTheMainThreadsPagesOverItsNodes() throws Exception {
+        Placer p = jvm("split-at=numa,memory=interleave", MACHINE.allowed());
+        assertEquals(List.of("INTERLEAVE 0-3"), binder.memory);
+        assertEquals("interleave nodes 0-3", p.jvmMemory());
+    }
+
+    @Test
+    void bindForTheJvmsPieceBindsARanksPagesToItsNodeButLeavesAWholeMachineAlone() throws Exception {
+        assertEquals("bind nodes 2", jvm("split-at=numa,memory=bind", CpuSet.parse("4-5")).jvmMemory());
+        assertEquals(List.of("BIND 2"), binder.memory);
+        binder.memory.clear();
+        assertNull(jvm("split-at=numa,memory=bind", MACHINE.allowed()).jvmMemory(), "bind over every node changes nothing but NUMA balancing");
+        assertNull(jvm("split-at=numa", MACHINE.allowed()).jvmMemory());
+        assertEquals(List.of(), binder.memory);
+    }
+
+    @Test
+    void aThreadGivenTheJvmScopeBackGetsTheJvmsPolicyAndALocalPoolsWorkerTheKernelsDefault() throws Exception {
+        Placer p = new Placer(OptionsParser.parse("split-at=numa,memory=interleave", new Properties(), Map.of()),
+                io.qv4j.agent.config.ConfigFileAccess.rules("rule.l.match.thread = l-*\nrule.l.memory = local\n"), 1000);
+        Env e = new Env(MACHINE, MACHINE.allowed(), binder, null, null, false);
+        p.ready(e);
+        p.memoryForJvm();
+        ThreadPoolExecutor local = AppPools.fixed(1, p::poolCreated);
+        made.add(local);
+        PlacerTest.start(p, local, "l", 1);
+        p.memory().reset(e);
+        assertEquals(List.of("INTERLEAVE 0-3", "LOCAL ", "INTERLEAVE 0-3"), binder.memory);
+    }
+
+    @Test
+    void aRefusalForTheJvmsPieceLeavesTheKernelsDefault() throws Exception {
+        binder.memoryAnswer = 22;
+        assertNull(jvm("split-at=numa,memory=interleave", MACHINE.allowed()).jvmMemory());
+    }
 }
