@@ -25,6 +25,8 @@ public final class QvHooks {
     public static final String FJ_START_HOOK = "fjStart";
     /** {@link #fjExit(Object)}, descriptor {@link #OBJECT_HOOK}. */
     public static final String FJ_EXIT_HOOK = "fjExit";
+    /** {@link #fjTask(Object)}, descriptor {@link #OBJECT_HOOK}. */
+    public static final String FJ_TASK_HOOK = "fjTask";
     /** {@link #threadStart(Object)}, descriptor {@link #OBJECT_HOOK}. */
     public static final String THREAD_START_HOOK = "threadStart";
     /** {@link #threadExit(Object)}, descriptor {@link #OBJECT_HOOK}. */
@@ -57,6 +59,7 @@ public final class QvHooks {
     public static final int TASK = 5;
     public static final int THREAD_START = 6;
     public static final int THREAD_EXIT = 7;
+    public static final int FJ_TASK = 8;
 
     // What the annotation hooks pass to their handler: {@code id << OP_SHIFT | op}.
 
@@ -121,6 +124,11 @@ public final class QvHooks {
     /** ThreadPoolExecutor.getTask, at enter: one volatile read per task. */
     public static void getTask(Object pool) {
         if (catchUp) call(pool, TASK);
+    }
+
+    /** ForkJoinPool.WorkQueue.topLevelExec, at enter, on the worker about to run a task it took: one volatile read per such task. */
+    public static void fjTask(Object queue) {
+        if (catchUp) call(queue, FJ_TASK);
     }
 
     /** Entry of a {@code @Placement} method (or a method of a {@code @Placement} class). */

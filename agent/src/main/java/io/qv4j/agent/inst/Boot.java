@@ -120,6 +120,8 @@ public final class Boot {
         inst.addTransformer(t, true);
         List<Class<?>> again = new ArrayList<>();
         for (String name : targets) {
+            // a pool's queue class loads with the first fork/join pool, after this: transformed as it loads, not loaded here for nothing
+            if (name.equals(HookTransformer.FJWQ)) continue;
             String dotted = name.replace('/', '.');
             Class<?> c = Class.forName(dotted, false, null);
             if (!t.done().containsKey(dotted)) again.add(c);

@@ -54,6 +54,10 @@ public final class Dispatcher implements ObjIntConsumer<Object> {
                 case QvHooks.FJ_EXIT -> {
                     if (o instanceof ForkJoinWorkerThread w) placer.workerExit(w.getPool(), Thread.currentThread());
                 }
+                case QvHooks.FJ_TASK -> {
+                    placer.rebindIfMoved(Thread.currentThread());
+                    if (!attached && !placer.anyPending()) setCatchUp(false);
+                }
                 case QvHooks.THREAD_START -> placer.threadStart(Thread.currentThread());
                 case QvHooks.THREAD_EXIT -> placer.threadExit(Thread.currentThread());
                 case QvHooks.TASK -> {

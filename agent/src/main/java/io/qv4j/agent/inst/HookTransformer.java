@@ -25,10 +25,11 @@ public final class HookTransformer implements ClassFileTransformer {
     public static final String TPE = "java/util/concurrent/ThreadPoolExecutor";
     public static final String FJP = "java/util/concurrent/ForkJoinPool";
     public static final String FJWT = "java/util/concurrent/ForkJoinWorkerThread";
+    public static final String FJWQ = "java/util/concurrent/ForkJoinPool$WorkQueue";
     public static final String THREAD = "java/lang/Thread";
-    public static final Set<String> TARGETS = Set.of(TPE, FJP, FJWT, THREAD);
+    public static final Set<String> TARGETS = Set.of(TPE, FJP, FJWT, FJWQ, THREAD);
     /** The targets where JVMTI's thread events, not a hook in {@code Thread.run()}, tell of plain threads. */
-    static final Set<String> POOL_CLASSES = Set.of(TPE, FJP, FJWT);
+    static final Set<String> POOL_CLASSES = Set.of(TPE, FJP, FJWT, FJWQ);
 
     /** Where a hook goes: a method (any descriptor when null), the hook at its entry and before its returns. */
     static final class Site {
@@ -55,6 +56,9 @@ public final class HookTransformer implements ClassFileTransformer {
         new Site(TPE, "getTask", "()Ljava/lang/Runnable;", QvHooks.GET_TASK_HOOK, null),
         new Site(FJP, "<init>", null, null, QvHooks.POOL_CREATED_HOOK),
         new Site(FJWT, "run", "()V", QvHooks.FJ_START_HOOK, QvHooks.FJ_EXIT_HOOK),
+        // a fork/join worker's per-task point, where one the watcher moved binds itself again (its
+        // memory policy with it); JDK 17's (ForkJoinTask, WorkQueue) and 25's (ForkJoinTask, int) alike
+        new Site(FJWQ, "topLevelExec", null, QvHooks.FJ_TASK_HOOK, null),
         // where every platform thread whose class does not override run() starts (JDK 17 and 25
         // alike: the VM's thread entry calls run() virtually); virtual threads never come here
         new Site(THREAD, "run", "()V", QvHooks.THREAD_START_HOOK, QvHooks.THREAD_EXIT_HOOK),

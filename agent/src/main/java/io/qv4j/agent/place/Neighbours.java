@@ -16,6 +16,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.ThreadPoolExecutor;
 
 /**
@@ -358,8 +359,8 @@ public final class Neighbours implements Runnable {
             w.moves++;
             w.movedAt = period;
             placer.planner().syncClaims(e);
-            // a pool worker binds itself again at its next task, so that it answers the JVM scope's processor count
-            if (p.ref.get() instanceof ThreadPoolExecutor) registry.moves.put(t, target);
+            // a pool worker binds itself again at its next task, so that it answers the JVM scope's processor count and its memory policy follows
+            if (rebindsItself(p)) registry.moves.put(t, target);
         }
         for (int pu : from.toArray()) avoid.put(pu, period + AVOID_PERIODS);
         w.bound = e.binder().bindThread(w.tid, target);
@@ -367,6 +368,12 @@ public final class Neighbours implements Runnable {
         placer.events().moved(p, w, why + "; moved to " + w.label);
         Log.debug("neighbours: pool " + p.name + " " + why + ": moved to " + w.label + e.binder().outcome(w.bound));
         placer.requestCatchUp();
+    }
+
+    /** A pool whose workers pass a hook between tasks ({@code getTask}, {@code topLevelExec}), where they bind themselves again. */
+    private static boolean rebindsItself(Pool p) {
+        Object pool = p.ref.get();
+        return pool instanceof ThreadPoolExecutor || pool instanceof ForkJoinPool;
     }
 
     /** Every piece is held or busy: the pool's workers share its scope, for the kernel to balance, until the load is gone. */
@@ -389,7 +396,7 @@ public final class Neighbours implements Runnable {
                 w.cpuset = scope;
                 w.label = e.topology().label(scope);
                 members.put(x.getKey(), w);
-                if (p.ref.get() instanceof ThreadPoolExecutor) registry.moves.put(x.getKey(), scope);
+                if (rebindsItself(p)) registry.moves.put(x.getKey(), scope);
             }
         }
         for (Worker w : members.values()) w.bound = e.binder().bindThread(w.tid, scope);
@@ -420,7 +427,7 @@ public final class Neighbours implements Runnable {
                 if (w.cpuset == null) w.cpuset = p.scope;
                 w.label = e.topology().label(w.cpuset);
                 members.put(x.getKey(), w);
-                if (p.ref.get() instanceof ThreadPoolExecutor) registry.moves.put(x.getKey(), w.cpuset);
+                if (rebindsItself(p)) registry.moves.put(x.getKey(), w.cpuset);
             }
             placer.events().planned(p);
         }

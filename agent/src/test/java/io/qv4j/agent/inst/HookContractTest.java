@@ -25,7 +25,7 @@ class HookContractTest {
     void everyHookTheThreadPoolTransformerEmitsExistsOnTheHookClass() {
         List<HookMethod> hooks = HookTransformer.hooks();
         assertEquals(List.of(QvHooks.POOL_CREATED_HOOK, QvHooks.WORKER_START_HOOK, QvHooks.WORKER_EXIT_HOOK,
-                QvHooks.GET_TASK_HOOK, QvHooks.FJ_START_HOOK, QvHooks.FJ_EXIT_HOOK,
+                QvHooks.GET_TASK_HOOK, QvHooks.FJ_START_HOOK, QvHooks.FJ_EXIT_HOOK, QvHooks.FJ_TASK_HOOK,
                 QvHooks.THREAD_START_HOOK, QvHooks.THREAD_EXIT_HOOK), names(hooks));
         hooks.forEach(HookContractTest::assertOnHookClass);
     }

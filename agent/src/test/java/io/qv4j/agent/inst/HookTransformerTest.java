@@ -37,7 +37,7 @@ class HookTransformerTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {HookTransformer.TPE, HookTransformer.FJP, HookTransformer.FJWT, HookTransformer.THREAD})
+    @ValueSource(strings = {HookTransformer.TPE, HookTransformer.FJP, HookTransformer.FJWT, HookTransformer.FJWQ, HookTransformer.THREAD})
     void theUntransformedJdkClassVerifies(String internalName) throws Exception {
         // the baseline: a verifier report on the transformed class is then the transformer's doing
         Bytecode.assertVerifies(Bytecode.classBytes(internalName), ClassLoader.getSystemClassLoader());
@@ -104,6 +104,22 @@ class HookTransformerTest {
     }
 
     @Test
+    void aForkJoinWorkQueueGetsTheTaskHookAtTheEntryOfTopLevelExecOnly() throws Exception {
+        ClassNode c = transformed(HookTransformer.FJWQ);
+        int hooked = 0;
+        for (MethodNode m : c.methods) {
+            List<String> calls = Bytecode.callsTo(m, HOOKS);
+            if (m.name.equals("topLevelExec")) {
+                assertEntryHookOnly(m, calls, QvHooks.FJ_TASK_HOOK);
+                hooked++;
+            } else {
+                assertEquals(List.of(), calls, "no hook in " + m.name + m.desc);
+            }
+        }
+        assertEquals(1, hooked, "WorkQueue.topLevelExec found (JDK 17 and 25 alike)");
+    }
+
+    @Test
     void recordsWhatItInsertedPerClass() throws Exception {
         HookTransformer t = new HookTransformer(HOOKS);
         for (String name : HookTransformer.TARGETS) t.instrument(name, Bytecode.classBytes(name));
@@ -111,6 +127,7 @@ class HookTransformerTest {
                 Set.of(t.done().get("java.util.concurrent.ThreadPoolExecutor").split(" ")), t.done().toString());
         assertEquals("<init>", t.done().get("java.util.concurrent.ForkJoinPool"));
         assertEquals("run", t.done().get("java.util.concurrent.ForkJoinWorkerThread"));
+        assertEquals("topLevelExec", t.done().get("java.util.concurrent.ForkJoinPool$WorkQueue"));
         assertEquals("run", t.done().get("java.lang.Thread"));
     }
 

@@ -56,7 +56,7 @@ class ClassCacheIT {
         assertEquals("rewritten", source(first));
         // JDK 24+: also QvNative, the JNI library's way in through java.base (DESIGN §6.6)
         int expected = Runtime.version().feature() >= 24 ? 5 : 4;
-        assertEquals(expected, entries(cache).size(), "three JDK classes (not Thread: bind=on watches threads through JVMTI), the hook class"
+        assertEquals(expected, entries(cache).size(), "three JDK classes (not ForkJoinPool$WorkQueue: it loads with a fork/join pool only; not Thread: bind=on watches threads through JVMTI), the hook class"
                 + (expected == 5 ? " and QvNative: " : ": ") + entries(cache).keySet());
         Jvm.App second = run(java, cache);
         assertEquals("cache", source(second));
@@ -78,7 +78,7 @@ class ClassCacheIT {
                     assertEquals(2, app.cpus().size(), app.result().toString());
                     assertEquals(run.startsWith("nojni"), out.contains("redefined name=java.lang.Thread"), run + ": " + out);
                     for (String target : List.of("java.util.concurrent.ThreadPoolExecutor", "java.util.concurrent.ForkJoinPool",
-                            "java.util.concurrent.ForkJoinWorkerThread")) {
+                            "java.util.concurrent.ForkJoinWorkerThread", "java.util.concurrent.ForkJoinPool$WorkQueue")) {
                         assertFalse(out.contains("redefined name=" + target + ","), target + " redefined (loaded before the hooks were installed): " + out);
                     }
                 }

@@ -91,6 +91,21 @@ class MemoryBindingTest {
         assertEquals(2, binder.calls.size(), "the workers are pinned all the same");
     }
 
+    @Test
+    void aWorkerMovedToAnotherNodeBindsItsNewPagesThereAtItsNextTask() throws Exception {
+        Placer p = new Placer(OptionsParser.parse("split-at=numa,color=packed,memory=bind", new Properties(), Map.of()), Rules.none(), 1000);
+        p.ready(new Env(MACHINE, MACHINE.allowed(), binder, null, null, false));
+        ThreadPoolExecutor pool = AppPools.fixed(1, p::poolCreated);
+        made.add(pool);
+        Thread t = PlacerTest.start(p, pool, "app", 1).get(0);
+        p.registry().moves.put(t, CpuSet.parse("4-5")); // as the watcher or a rebalance records a move
+        p.rebindIfMoved(t);
+        assertEquals(List.of("BIND 0", "BIND 2"), binder.memory);
+        assertEquals(CpuSet.of(2), PlacerTest.pool(p, pool).workers().get(0).memoryNodes());
+        p.rebindIfMoved(t);
+        assertEquals(2, binder.memory.size(), "moved once, bound once");
+    }
+
     Placer jvm(String options, CpuSet scope) throws Exception {
         Placer p = new Placer(OptionsParser.parse(options, new Properties(), Map.of()), Rules.none(), 1000);
         p.ready(new Env(MACHINE, scope, binder, null, null, false));
