@@ -119,9 +119,12 @@ public final class Boot {
         HookTransformer t = new HookTransformer(HOOKS.replace('.', '/'), cache, targets);
         inst.addTransformer(t, true);
         List<Class<?>> again = new ArrayList<>();
-        for (String name : targets) {
-            // a pool's queue class loads with the first fork/join pool, after this: transformed as it loads, not loaded here for nothing
-            if (name.equals(HookTransformer.FJWQ)) continue;
+        // ForkJoinPool's queue class loads with the pool's first use, after this, and is transformed as
+        // it loads: it is loaded here, last, only where the pool class was loaded before the hooks
+        List<String> load = new ArrayList<>(targets);
+        if (load.remove(HookTransformer.FJWQ)) load.add(HookTransformer.FJWQ);
+        for (String name : load) {
+            if (name.equals(HookTransformer.FJWQ) && t.done().containsKey(HookTransformer.FJP.replace('/', '.'))) continue;
             String dotted = name.replace('/', '.');
             Class<?> c = Class.forName(dotted, false, null);
             if (!t.done().containsKey(dotted)) again.add(c);

@@ -55,8 +55,8 @@ public final class Dispatcher implements ObjIntConsumer<Object> {
                     if (o instanceof ForkJoinWorkerThread w) placer.workerExit(w.getPool(), Thread.currentThread());
                 }
                 case QvHooks.FJ_TASK -> {
-                    placer.rebindIfMoved(Thread.currentThread());
-                    if (!attached && !placer.anyPending()) setCatchUp(false);
+                    // the registry's lock only after a move: fork/join tasks are many and short
+                    if (placer.rebindIfMoved(Thread.currentThread()) && !attached && !placer.anyPending()) setCatchUp(false);
                 }
                 case QvHooks.THREAD_START -> placer.threadStart(Thread.currentThread());
                 case QvHooks.THREAD_EXIT -> placer.threadExit(Thread.currentThread());

@@ -24,16 +24,23 @@ final class MemoryBinding {
     /** Some thread of this JVM set a policy other than the default: threads may have inherited it. */
     private volatile boolean set;
 
-    /** The JVM piece's policy and its nodes, set on the main thread at start-up; null: the kernel's default. */
-    private volatile Memory jvmMemory;
-    private volatile CpuSet jvmNodes;
+    /** A policy over some nodes. */
+    private record Policy(Memory memory, CpuSet nodes) {
+        @Override
+        public String toString() {
+            return memory.name().toLowerCase(Locale.ROOT) + " nodes " + nodes;
+        }
+    }
+
+    /** The JVM piece's policy, set on the main thread at start-up; null: the kernel's default. */
+    private volatile Policy jvm;
 
     /** Sets {@code w}'s policy on the calling thread, which is {@code w}'s, just bound to {@code w.cpuset}. */
     void apply(Worker w, Env e) {
         Pool p = w.pool;
         Memory m = p.memory;
         if (m == Memory.LOCAL) {
-            if (set && e.binder().binds()) e.binder().bindMemory(Memory.LOCAL, new BitSet());
+            if (set && e.binder().binds()) e.binder().bindMemory(Memory.LOCAL, new BitSet()); // not the JVM piece's: local is first touch
             return;
         }
         if (!e.binder().binds() || e.topology() == null) return;
@@ -51,15 +58,13 @@ final class MemoryBinding {
         if (m == Memory.LOCAL || !e.binder().binds() || e.topology() == null || e.jvm() == null) return;
         CpuSet nodes = nodes(e.topology(), e.jvm());
         if (m == Memory.BIND && nodes.equals(nodes(e.topology(), e.topology().root().cpuset()))) return;
-        if (!set(e, m, nodes, "the JVM's piece")) return;
-        jvmNodes = nodes;
-        jvmMemory = m;
+        if (set(e, m, nodes, "the JVM's piece")) jvm = new Policy(m, nodes);
     }
 
     /** The JVM piece's policy as a verbose or report word ({@code "interleave nodes 0-3"}); null where the kernel's default holds. */
     String jvmDescription() {
-        Memory m = jvmMemory;
-        return m == null ? null : m.name().toLowerCase(Locale.ROOT) + " nodes " + jvmNodes;
+        Policy j = jvm;
+        return j == null ? null : j.toString();
     }
 
     /** Sets {@code m} over {@code nodes} on the calling thread; false, with one line, where that cannot be done. */
@@ -85,9 +90,9 @@ final class MemoryBinding {
     /** The calling thread, which may have inherited a worker's policy, gets the JVM piece's policy back (the kernel's default where it has none). */
     void reset(Env e) {
         if (!set || !e.binder().binds()) return;
-        Memory m = jvmMemory;
-        if (m == null) e.binder().bindMemory(Memory.LOCAL, new BitSet());
-        else e.binder().bindMemory(m, jvmNodes.toBitSet());
+        Policy j = jvm;
+        if (j == null) e.binder().bindMemory(Memory.LOCAL, new BitSet());
+        else e.binder().bindMemory(j.memory(), j.nodes().toBitSet());
     }
 
     /** {@code ", memory bind nodes 1"} for a verbose line; empty where the kernel's default holds. */

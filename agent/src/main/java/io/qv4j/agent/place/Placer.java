@@ -226,10 +226,10 @@ public final class Placer {
         place(pool, t, e, -1);
     }
 
-    /** Per-task point of a fork/join worker: it binds itself again if a rebalance or the watcher moved it. */
-    public void rebindIfMoved(Thread t) {
+    /** Per-task point of a fork/join worker: it binds itself again if a rebalance or the watcher moved it; true if it had moved. */
+    public boolean rebindIfMoved(Thread t) {
         Env e = env;
-        if (e != null && !registry.moves.isEmpty()) rebind(t, e);
+        return e != null && !registry.moves.isEmpty() && rebind(t, e);
     }
 
     public boolean anyPending() {

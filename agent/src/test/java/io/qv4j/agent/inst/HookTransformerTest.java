@@ -69,18 +69,10 @@ class HookTransformerTest {
 
     @Test
     void forkJoinPoolGetsCreationHooksOnlyAndNoneInItsInternals() throws Exception {
-        ClassNode c = transformed(HookTransformer.FJP);
-        int hooked = 0;
-        for (MethodNode m : c.methods) {
-            List<String> calls = Bytecode.callsTo(m, HOOKS);
-            if (m.name.equals("<init>")) {
-                assertHookBeforeEachReturn(m, QvHooks.POOL_CREATED_HOOK);
-                for (String call : calls) assertEquals(QvHooks.POOL_CREATED_HOOK + OBJ, call);
-                hooked++;
-            } else {
-                assertEquals(List.of(), calls, "no hook in " + m.name + m.desc);
-            }
-        }
+        int hooked = hookedOnly(HookTransformer.FJP, "<init>", (m, calls) -> {
+            assertHookBeforeEachReturn(m, QvHooks.POOL_CREATED_HOOK);
+            for (String call : calls) assertEquals(QvHooks.POOL_CREATED_HOOK + OBJ, call);
+        });
         assertTrue(hooked >= 2, "ForkJoinPool constructors hooked: " + hooked);
     }
 
@@ -105,18 +97,23 @@ class HookTransformerTest {
 
     @Test
     void aForkJoinWorkQueueGetsTheTaskHookAtTheEntryOfTopLevelExecOnly() throws Exception {
-        ClassNode c = transformed(HookTransformer.FJWQ);
+        int hooked = hookedOnly(HookTransformer.FJWQ, "topLevelExec", (m, calls) -> assertEntryHookOnly(m, calls, QvHooks.FJ_TASK_HOOK));
+        assertEquals(1, hooked, "WorkQueue.topLevelExec found (JDK 17 and 25 alike)");
+    }
+
+    /** Checks each method named {@code method} of the transformed class with {@code check}, and that no other method calls a hook; how many it checked. */
+    private static int hookedOnly(String internalName, String method, java.util.function.BiConsumer<MethodNode, List<String>> check) throws Exception {
         int hooked = 0;
-        for (MethodNode m : c.methods) {
+        for (MethodNode m : transformed(internalName).methods) {
             List<String> calls = Bytecode.callsTo(m, HOOKS);
-            if (m.name.equals("topLevelExec")) {
-                assertEntryHookOnly(m, calls, QvHooks.FJ_TASK_HOOK);
+            if (m.name.equals(method)) {
+                check.accept(m, calls);
                 hooked++;
             } else {
                 assertEquals(List.of(), calls, "no hook in " + m.name + m.desc);
             }
         }
-        assertEquals(1, hooked, "WorkQueue.topLevelExec found (JDK 17 and 25 alike)");
+        return hooked;
     }
 
     @Test

@@ -15,7 +15,9 @@ import java.util.Properties;
 import java.util.concurrent.ThreadPoolExecutor;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * {@code memory=}: each pinned worker sets its memory policy on itself as it binds, on a synthetic
@@ -99,11 +101,11 @@ class MemoryBindingTest {
         made.add(pool);
         Thread t = PlacerTest.start(p, pool, "app", 1).get(0);
         p.registry().moves.put(t, CpuSet.parse("4-5")); // as the watcher or a rebalance records a move
-        p.rebindIfMoved(t);
+        assertTrue(p.rebindIfMoved(t), "it had moved");
         assertEquals(List.of("BIND 0", "BIND 2"), binder.memory);
         assertEquals(CpuSet.of(2), PlacerTest.pool(p, pool).workers().get(0).memoryNodes());
-        p.rebindIfMoved(t);
-        assertEquals(2, binder.memory.size(), "moved once, bound once");
+        assertFalse(p.rebindIfMoved(t), "moved once, bound once");
+        assertEquals(2, binder.memory.size());
     }
 
     Placer jvm(String options, CpuSet scope) throws Exception {
