@@ -5,9 +5,6 @@ import io.qv4j.agent.load.LoadMeter;
 import io.qv4j.agent.load.PuLoad;
 import io.qv4j.agent.log.Log;
 import io.qv4j.topology.CpuSet;
-import io.qv4j.topology.HwObject;
-import io.qv4j.topology.HwType;
-import io.qv4j.topology.Topology;
 
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -21,8 +18,8 @@ import java.util.concurrent.ThreadPoolExecutor;
 
 /**
  * Busy neighbours (DESIGN.md §7.1): the {@code qv-neighbours} thread, the agent's own, looks every
- * period (about {@code neighbours=}, jittered by ±20 % so that JVMs drift apart) at how long each
- * pinned worker waited for its PU. A worker that waited {@link PuLoad#WAIT} of the period on a PU
+ * period (about {@code neighbours=}, jittered by ±20 % so that JVMs drift apart), and a few times
+ * sooner right after the first pin, at how long each pinned worker waited for its PU. A worker that waited {@link PuLoad#WAIT} of the period on a PU
  * others keep {@link PuLoad#BUSY} is moved, by its kernel thread id, to a roomier piece of its pool's
  * split nobody holds (idle, or clearly less busy), the nearest first; with none, after {@link #RELEASE_PERIODS} such periods
  * in a row its pool is released to its scope for the kernel to
@@ -43,21 +40,27 @@ public final class Neighbours implements Runnable {
      * another JVM's start-up, is over by the next period; a CPU hog sharing the PU is not.
      */
     static final int RELEASE_PERIODS = 2;
-    /** The first reading after a worker is pinned, and the first look after it: a plan made on the few tens of milliseconds of start-up is checked soon. */
-    static final long FIRST_LOOK_MILLIS = 150;
+    /**
+     * The first reading after a worker is pinned (a JVM that ends sooner reads nothing), and the
+     * first look after it: two JVMs that share no claims and planned at the same instant may have
+     * taken the same PU, and are parted within about {@code FIRST_READING + FIRST_LOOK +} {@link #CONFIRM_MILLIS}.
+     */
+    static final long FIRST_READING_MILLIS = 10;
+    static final long FIRST_LOOK_MILLIS = 40;
     /** Quiet periods a released pool needs before it is pinned again, doubled by each release up to {@link #MAX_QUIET_PERIODS}. */
     static final int QUIET_PERIODS = 2;
     static final int MAX_QUIET_PERIODS = 128;
     /**
-     * A move waits {@link #CONFIRM_MIN_MILLIS} and up to {@link #CONFIRM_MILLIS} more, at random,
-     * then looks again at its target: taken when others ran there {@link #TAKEN_MILLIS} more since
-     * the period's reading than at the period's rate (two ticks: another JVM's worker that moved
-     * there first; a host's steady background is not). Two JVMs that
-     * decide at the same instant thus move at different ones, and the later one sees the earlier.
+     * A move waits up to {@link #CONFIRM_MILLIS}, at random, then looks again at its target: taken
+     * when others ran there {@link #TAKEN_MILLIS} more since the period's reading than at the
+     * period's rate (two ticks: another JVM's worker that moved there first; a host's steady
+     * background is not). Two JVMs that decide at the same instant thus mostly move at different
+     * ones, and the later one sees the earlier; where both moved, the next look parts them.
      */
-    static final long CONFIRM_MIN_MILLIS = 50;
-    static final long CONFIRM_MILLIS = 150;
+    static final long CONFIRM_MILLIS = 100;
     static final long TAKEN_MILLIS = 20;
+    /** After a quick look one tick will do: a tick of noise costs a stay until the next look, a few tens of milliseconds away. */
+    static final long TAKEN_QUICK_MILLIS = 10;
 
     /** Where the readings come from: the live machine's {@link LoadMeter}, or a test's. */
     interface Readings {
@@ -144,22 +147,21 @@ public final class Neighbours implements Runnable {
 
     @Override
     public void run() {
+        long quick = 0; // the wait before the next quick look; 0: a period
         while (true) {
             try {
                 if (!watching) {
                     synchronized (idle) {
                         while (!watching) idle.wait();
                     }
-                    // the first reading a moment after the first pin (nothing read at all by a JVM
-                    // that ends sooner), the first look as soon again
-                    Thread.sleep(Math.min(FIRST_LOOK_MILLIS, periodMillis));
-                    period();
-                    // from 2/3 to 2 times as long, at random: JVMs started together look at different moments
-                    Thread.sleep(Math.min(FIRST_LOOK_MILLIS * 2 / 3 + random(FIRST_LOOK_MILLIS * 4 / 3 + 1), periodMillis));
-                } else {
-                    Thread.sleep(Math.round(periodMillis * (0.8 + 0.4 * random(1000) / 1000.0)));
+                    Thread.sleep(Math.min(FIRST_READING_MILLIS, periodMillis));
+                    period(true);
+                    quick = FIRST_LOOK_MILLIS;
                 }
-                if (!period()) {
+                boolean soon = quick > 0 && quick < periodMillis;
+                Thread.sleep(soon ? quick : Math.round(periodMillis * (0.8 + 0.4 * random(1000) / 1000.0)));
+                quick = soon ? quick * 2 : 0;
+                if (!period(soon)) {
                     watching = false;
                     readings.reset();
                     if (!watched(new ArrayList<>(), new ArrayList<>(), new ArrayList<>())) continue;
@@ -184,6 +186,14 @@ public final class Neighbours implements Runnable {
 
     /** One period; false when there is nothing to watch. */
     boolean period() throws InterruptedException {
+        return period(false);
+    }
+
+    /**
+     * One period, or with {@code quick} one of the short looks after the first pin, which only move
+     * workers: releasing and pinning again wait for whole periods, when start-up bursts are over.
+     */
+    boolean period(boolean quick) throws InterruptedException {
         Env e = placer.env();
         if (e == null || e.topology() == null) return false;
         List<Thread> threads = new ArrayList<>();
@@ -203,12 +213,13 @@ public final class Neighbours implements Runnable {
             if (w.movedAt >= 0 && period - w.movedAt < COOLDOWN_PERIODS) continue;
             CpuSet target = target(w, e, load);
             if (target == null) {
-                if (!floatingHelps(w, e, load) || contendedPools.put(w.pool, Boolean.TRUE) != null) continue; // a pool's strike once a period
+                if (quick || !MoveTargets.floatingHelps(w, e, load) || contendedPools.put(w.pool, Boolean.TRUE) != null) continue; // a pool's strike once a period
                 if (strikes.merge(w.pool, 1, Integer::sum) >= RELEASE_PERIODS && release(w.pool, e, why(w, load))) strikes.remove(w.pool);
-            } else if (confirm(target, load)) {
-                move(threads.get(i), w, target, e, load);
+            } else if (confirm(target, load, quick ? TAKEN_QUICK_MILLIS : TAKEN_MILLIS)) {
+                move(threads.get(i), w, target, e, load, quick);
             }
         }
+        if (quick) return true;
         strikes.keySet().retainAll(contendedPools.keySet());
         for (Pool p : released) {
             boolean fits;
@@ -248,16 +259,6 @@ public final class Neighbours implements Runnable {
     }
 
     /**
-     * Whether a worker on {@code here} would wait less on {@code c}: others leave {@code c} idle, or
-     * keep it at least {@link PuLoad#BUSY} less busy. The second: a host whose background keeps
-     * every PU 15 % busy has no idle PU, yet a worker beside a spinning neighbour gains by leaving.
-     */
-    static boolean roomier(PuLoad load, CpuSet c, CpuSet here) {
-        double there = load.mean(c);
-        return there <= PuLoad.IDLE || there <= load.mean(here) - PuLoad.BUSY;
-    }
-
-    /**
      * A roomier piece ({@link #roomier}) of {@code w}'s pool's split, as large as its own, that no pinned pool of this
      * JVM (its own included) and no other JVM holds and that was not left because of others lately: the nearest in the
      * machine's tree, then the least loaded, idle ones before the rest; null when there is none.
@@ -273,48 +274,10 @@ public final class Neighbours implements Runnable {
         List<CpuSet> idle = new ArrayList<>();
         List<CpuSet> roomier = new ArrayList<>();
         for (CpuSet c : cut) {
-            if (c.cardinality() != w.cpuset.cardinality() || c.intersects(taken) || avoided(c) || !roomier(load, c, w.cpuset)) continue;
+            if (c.cardinality() != w.cpuset.cardinality() || c.intersects(taken) || avoided(c) || !MoveTargets.roomier(load, c, w.cpuset)) continue;
             (load.mean(c) <= PuLoad.IDLE ? idle : roomier).add(c);
         }
-        return nearest(w.cpuset, idle.isEmpty() ? roomier : idle, load, e.topology());
-    }
-
-    /**
-     * Whether the kernel could do better for {@code w} than its pin: some PU of its pool's scope
-     * carries at least {@link PuLoad#BUSY} less of others' load, or it waited more than half the
-     * period (more than one other thread wants its PU). Beside another JVM's pinned worker with that
-     * JVM's compiler threads on the one PU left, it could not: it stays.
-     */
-    private static boolean floatingHelps(Worker w, Env e, PuLoad load) {
-        if (w.waited > 0.5) return true;
-        double here = load.mean(w.cpuset);
-        for (int pu : PoolPlanner.scopeOf(w.pool, e).toArray()) if (load.of(pu) <= here - PuLoad.BUSY) return true;
-        return false;
-    }
-
-    /** Of {@code candidates}, the one sharing the most objects of the tree with {@code from}, then the least loaded, then the first. */
-    static CpuSet nearest(CpuSet from, List<CpuSet> candidates, PuLoad load, Topology t) {
-        CpuSet best = null;
-        int bestNear = -1;
-        double bestLoad = 2;
-        for (CpuSet c : candidates) {
-            int near = 0;
-            for (HwType type : new HwType[] {HwType.PACKAGE, HwType.NUMANODE, HwType.L3, HwType.L2, HwType.CORE}) {
-                for (HwObject o : t.objects(type)) {
-                    if (o.cpuset().containsAll(c) && o.cpuset().containsAll(from)) {
-                        near++;
-                        break;
-                    }
-                }
-            }
-            double l = load.mean(c);
-            if (near > bestNear || near == bestNear && l < bestLoad) {
-                best = c;
-                bestNear = near;
-                bestLoad = l;
-            }
-        }
-        return best;
+        return MoveTargets.nearest(w.cpuset, idle.isEmpty() ? roomier : idle, load, e.topology());
     }
 
     private boolean avoided(CpuSet c) {
@@ -326,10 +289,10 @@ public final class Neighbours implements Runnable {
      * Waits a random moment and looks again: false when others ran on the target {@link #TAKEN_MILLIS}
      * more since the period's reading than at the period's rate (another JVM moved there).
      */
-    private boolean confirm(CpuSet target, PuLoad period) throws InterruptedException {
-        Thread.sleep(CONFIRM_MIN_MILLIS + random(CONFIRM_MILLIS + 1));
+    private boolean confirm(CpuSet target, PuLoad period, long takenMillis) throws InterruptedException {
+        Thread.sleep(random(CONFIRM_MILLIS + 1));
         PuLoad recent = readings.since();
-        return recent == null || (recent.mean(target) - period.mean(target)) * recent.millis() < TAKEN_MILLIS;
+        return recent == null || (recent.mean(target) - period.mean(target)) * recent.millis() < takenMillis;
     }
 
     /** {@code thread "app-1" waited 48 % of the last 510 ms for pu 0 (others keep it 97 % busy)}. */
@@ -342,8 +305,13 @@ public final class Neighbours implements Runnable {
         return String.format(Locale.ROOT, "%d %%", Math.round(f * 100));
     }
 
-    /** Moves {@code w} to {@code target}: its slot's piece changes, the claims follow, the thread is bound by its tid. */
-    private void move(Thread t, Worker w, CpuSet target, Env e, PuLoad load) {
+    /**
+     * Moves {@code w} to {@code target}: its slot's piece changes, the claims follow, the thread is
+     * bound by its tid. After a period the PU left is avoided and the worker stays a while; after a
+     * {@code quick} look neither: two JVMs' workers that left one PU for the same other one at the
+     * same instant part at the next look.
+     */
+    private void move(Thread t, Worker w, CpuSet target, Env e, PuLoad load, boolean quick) {
         Pool p = w.pool;
         CpuSet from = w.cpuset;
         String why = why(w, load);
@@ -357,12 +325,12 @@ public final class Neighbours implements Runnable {
             w.cpuset = target;
             w.label = e.topology().label(target);
             w.moves++;
-            w.movedAt = period;
+            if (!quick) w.movedAt = period;
             placer.planner().syncClaims(e);
             // a pool worker binds itself again at its next task, so that it answers the JVM scope's processor count and its memory policy follows
             if (rebindsItself(p)) registry.moves.put(t, target);
         }
-        for (int pu : from.toArray()) avoid.put(pu, period + AVOID_PERIODS);
+        if (!quick) for (int pu : from.toArray()) avoid.put(pu, period + AVOID_PERIODS);
         w.bound = e.binder().bindThread(w.tid, target);
         moves++;
         placer.events().moved(p, w, why + "; moved to " + w.label);

@@ -244,6 +244,32 @@ class BusyNeighboursIT {
         }
     }
 
+    /**
+     * Two JVMs that share no claims and plan at the same instant may both take one PU, as neither
+     * sees the other yet; the watcher's quick looks after the first pin part them. Measured from
+     * when both workers have started, on the running JDK, each pair's workers spinning 1.5 s.
+     */
+    @Test
+    void twoJvmsStartedTogetherWithoutSharedClaimsAreOnDifferentPusWithin200MsInNineteenStartsOfTwenty() throws Exception {
+        assumeTwoPus();
+        Path java = Jvm.javas().get(0);
+        QuietMachine.await(allowed());
+        List<String> late = new ArrayList<>();
+        for (int start = 0; start < 20; start++) {
+            List<Spin> two = together(java, "pair-" + start, 2, 1500);
+            try {
+                long since = apartSince(two, 700);
+                if (since < 0 || since > 200) {
+                    late.add("start " + start + ": " + (since < 0 ? "not apart after 700 ms" : "apart from " + since + " ms") + "\n"
+                            + two.get(0).stderr() + two.get(1).stderr());
+                }
+            } finally {
+                for (Spin s : two) s.stop();
+            }
+        }
+        assertTrue(late.size() <= 1, late.size() + " of 20 starts not apart within 200 ms:\n" + String.join("\n", late));
+    }
+
     @Test
     void fourJvmsThatCannotSeeEachOthersClaimsPutAtMostTwoWorkersOnAnyPu() throws Exception {
         assumeTwoPus();
@@ -317,6 +343,23 @@ class BusyNeighboursIT {
             starting.add(() -> spin(java, home, 1, millis));
         }
         return Jvm.atOnce(starting);
+    }
+
+    /**
+     * Watching the two JVMs' workers for {@code millis} ms: since when (ms from now) each has been
+     * pinned to one PU, not the same, up to the end; -1 when they were not apart at the end.
+     */
+    private static long apartSince(List<Spin> two, long millis) throws Exception {
+        long t0 = System.nanoTime();
+        long since = -1;
+        for (long now = 0; now < millis; now = (System.nanoTime() - t0) / 1_000_000) {
+            CpuSet a = two.get(0).only(), b = two.get(1).only();
+            boolean apart = a.cardinality() == 1 && b.cardinality() == 1 && !a.equals(b);
+            if (!apart) since = -1;
+            else if (since < 0) since = now;
+            Thread.sleep(10);
+        }
+        return since;
     }
 
     /** Within {@link #WITHIN_MILLIS}, each of the two JVMs' workers is pinned to one PU, not the same. */

@@ -154,6 +154,28 @@ class NeighboursTest {
     }
 
     @Test
+    void aQuickLookMovesAWorkerWithoutAvoidingThePuItLeftSoTwoThatMovedTogetherPartAtTheNextLook() throws Exception {
+        Placer p = placer(TWO);
+        Neighbours n = watcher(p);
+        pool(p, 1);
+        loads.add(load(new double[] {0.5, 0}, 0.5));
+        loads.add(load(new double[] {0, 0.5}, 0.5)); // another JVM's worker left PU 0 for PU 1 at the same instant
+        assertTrue(n.period(true) && n.period(true));
+        assertEquals(List.of("101 1", "101 0"), binder.others, "after a period's move it would stay (aPuLeftBecauseOfOthersIsNotATargetAgainForAWhile)");
+    }
+
+    @Test
+    void quickLooksReleaseNoPoolHoweverContendedItsWorkers() throws Exception {
+        Placer p = placer(TWO);
+        Neighbours n = watcher(p);
+        List<Worker> ws = pool(p, 2);
+        for (int i = 0; i < 3; i++) loads.add(load(new double[] {0.5, 0}, 0.5, 0));
+        for (int i = 0; i < 3; i++) assertTrue(n.period(true));
+        assertEquals(List.of(), binder.others);
+        assertFalse(ws.get(0).pool.released());
+    }
+
+    @Test
     void withNoIdlePieceThePoolIsReleasedAfterTwoContendedPeriodsAndPinnedAgainOnceQuietForLongerEachTime() throws Exception {
         Placer p = placer(TWO);
         Neighbours n = watcher(p);
