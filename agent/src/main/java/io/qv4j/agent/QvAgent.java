@@ -14,6 +14,7 @@ import io.qv4j.agent.inst.AnnotationSupport;
 import io.qv4j.agent.inst.Boot;
 import io.qv4j.agent.inst.Dispatcher;
 import io.qv4j.agent.inst.HookTransformer;
+import io.qv4j.agent.inst.JavaBase;
 import io.qv4j.agent.inst.NativeDoor;
 import io.qv4j.agent.io.UserFiles;
 import io.qv4j.agent.live.Live;
@@ -72,7 +73,7 @@ public final class QvAgent {
                 System.exit(2);
             }
             Log.info(e.getMessage() + "; agent disabled");
-            if (attached) Live.refusedAttach(inst, e.getMessage());
+            if (attached) Live.refusedAttach(JavaBase.agentProperties(inst), e.getMessage());
             if (e.strict()) throw new IllegalArgumentException("qv: " + e.getMessage());
             return;
         } catch (Throwable t) {
@@ -107,7 +108,7 @@ public final class QvAgent {
             AnnotationSupport.install(inst, p, o);
             placer = p;
             p.events(Live.events());
-            Live.started(inst, new java.util.function.Supplier<java.util.Map<String, Object>>() {
+            Live.started(JavaBase.agentProperties(inst), new java.util.function.Supplier<java.util.Map<String, Object>>() {
                 @Override
                 public java.util.Map<String, Object> get() {
                     return PlacementReport.snapshot(p, rebalancer);

@@ -7,12 +7,9 @@ import io.qv4j.agent.log.Log;
 import java.io.IOException;
 import java.io.InputStream;
 import java.lang.instrument.Instrumentation;
-import java.lang.invoke.MethodHandles;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.ObjIntConsumer;
 
 /**
@@ -40,7 +37,7 @@ public final class Boot {
         byte[] renamed = renamed(cache, TEMPLATE, HOOKS);
         if (natively && NativeAffinity.load() != null) return NativeAffinity.defineBootClass(HOOKS.replace('.', '/'), renamed);
         // a started thread's Runnable is read to tell pool workers from plain threads
-        return inJavaUtilConcurrent(inst, "java.lang").defineClass(renamed);
+        return JavaBase.inJavaUtilConcurrent(inst, "java.lang").defineClass(renamed);
     }
 
     /** The bytes of the boot part {@code template} renamed to {@code target}, a class of {@code java.util.concurrent}. */
@@ -56,18 +53,6 @@ public final class Boot {
         byte[] renamed = HookRewriter.rename(bytes, template, internal);
         cache.put(internal, bytes, renamed, "");
         return renamed;
-    }
-
-    /**
-     * A private lookup in {@code java.util.concurrent}, after opening it (and {@code more}) to the
-     * agent; ConcurrentHashMap is loaded at JVM start: using it keeps the pool classes unloaded.
-     */
-    static MethodHandles.Lookup inJavaUtilConcurrent(Instrumentation inst, String... more) throws IllegalAccessException {
-        Map<String, Set<Module>> open = new java.util.HashMap<>();
-        open.put("java.util.concurrent", Set.of(Boot.class.getModule()));
-        for (String p : more) open.put(p, Set.of(Boot.class.getModule()));
-        inst.redefineModule(Object.class.getModule(), Set.of(), Map.of(), open, Set.of(), Map.of());
-        return MethodHandles.privateLookupIn(ConcurrentHashMap.class, MethodHandles.lookup());
     }
 
     /**
@@ -145,7 +130,7 @@ public final class Boot {
         // milliseconds cold).
         if (Runtime.version().feature() < 24 || System.getProperty("java.vm.info", "").contains("sharing")) return false;
         try {
-            inst.redefineModule(Object.class.getModule(), Set.of(), Map.of("jdk.internal.misc", Set.of(Boot.class.getModule())), Map.of(), Set.of(), Map.of());
+            JavaBase.export(inst, "jdk.internal.misc");
             return (Boolean) Class.forName("jdk.internal.misc.CDS").getMethod("isDumpingStaticArchive").invoke(null);
         } catch (ReflectiveOperationException | RuntimeException | LinkageError unknown) {
             return false;

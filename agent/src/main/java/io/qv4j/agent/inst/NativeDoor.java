@@ -35,7 +35,7 @@ public final class NativeDoor implements NativeAffinity.Door {
     public void open(String path, Class<?> natives) throws Throwable {
         MethodHandle open;
         try {
-            MethodHandles.Lookup l = Boot.inJavaUtilConcurrent(inst);
+            MethodHandles.Lookup l = JavaBase.inJavaUtilConcurrent(inst);
             Class<?> c;
             try {
                 c = Class.forName(CLASS, false, null); // an earlier agent in this JVM (an attach after a failed start)

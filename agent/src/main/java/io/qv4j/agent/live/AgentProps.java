@@ -1,18 +1,15 @@
 package io.qv4j.agent.live;
 
-import java.lang.instrument.Instrumentation;
-import java.lang.reflect.Method;
-import java.util.Map;
 import java.util.Properties;
-import java.util.Set;
+import java.util.function.Supplier;
 
 /**
  * The JVM's agent properties: a property table the Attach API reads
  * ({@code VirtualMachine.getAgentProperties()}) that application code never sees, unlike system
  * properties. The attach listener answers from it on its own thread, so a busy application does not
  * delay a reader, and only a process of the same user may attach. It lives in
- * {@code jdk.internal.vm.VMSupport}, which the agent opens to itself through the instrumentation.
- * Where that fails, the values go to system properties under the same keys.
+ * {@code jdk.internal.vm.VMSupport}, which the entry point hands over found ({@code inst.JavaBase});
+ * where that fails, the values go to system properties under the same keys.
  */
 public final class AgentProps {
 
@@ -28,28 +25,16 @@ public final class AgentProps {
     private AgentProps() {
     }
 
-    /** Finds the agent property table; call once, off the application's start-up path where possible. */
-    static synchronized Properties table(Instrumentation inst) {
+    /** The agent property table, found through {@code source} the first time; call off the application's start-up path where possible. */
+    static synchronized Properties table(Supplier<Properties> source) {
         Properties t = table;
-        if (t != null) return t;
-        try {
-            Module base = Object.class.getModule();
-            Module me = AgentProps.class.getModule();
-            if (inst != null && !base.isExported("jdk.internal.vm", me)) {
-                inst.redefineModule(base, Set.of(), Map.of("jdk.internal.vm", Set.of(me)), Map.of(), Set.of(), Map.of());
-            }
-            Method m = Class.forName("jdk.internal.vm.VMSupport").getMethod("getAgentProperties");
-            t = (Properties) m.invoke(null);
-        } catch (Throwable e) {
-            t = System.getProperties();
-        }
-        table = t;
+        if (t == null) table = t = source.get();
         return t;
     }
 
-    static void put(Instrumentation inst, String key, String value) {
+    static void put(Supplier<Properties> source, String key, String value) {
         try {
-            Properties t = table(inst);
+            Properties t = table(source);
             if (value == null) t.remove(key);
             else t.setProperty(key, value);
         } catch (Throwable ignored) {

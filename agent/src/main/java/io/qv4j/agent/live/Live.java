@@ -8,12 +8,12 @@ import io.qv4j.agent.place.Worker;
 import io.qv4j.agent.report.Json;
 
 import java.io.IOException;
-import java.lang.instrument.Instrumentation;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.Map;
+import java.util.Properties;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
 
@@ -42,7 +42,7 @@ public final class Live implements Runnable {
 
     private static volatile Path watchFile;
 
-    private static volatile Instrumentation inst;
+    private static volatile Supplier<Properties> props;
     private static volatile Supplier<Map<String, Object>> report;
     private static volatile String args;
     private static volatile boolean attached;
@@ -58,8 +58,8 @@ public final class Live implements Runnable {
      * The agent is on: remembered here at no cost; for a dynamic attach the marker is published at
      * once, so the attaching command sees it when {@code loadAgent} returns.
      */
-    public static synchronized void started(Instrumentation i, Supplier<Map<String, Object>> r, String args, boolean attached) {
-        inst = i;
+    public static synchronized void started(Supplier<Properties> agentProperties, Supplier<Map<String, Object>> r, String args, boolean attached) {
+        props = agentProperties;
         report = r;
         Live.args = args == null ? "" : args;
         Live.attached = attached;
@@ -86,8 +86,8 @@ public final class Live implements Runnable {
     }
 
     /** A dynamic attach refused its options: the attaching command reads this message. */
-    public static void refusedAttach(Instrumentation i, String message) {
-        AgentProps.put(i, AgentProps.ERROR, message);
+    public static void refusedAttach(Supplier<Properties> agentProperties, String message) {
+        AgentProps.put(agentProperties, AgentProps.ERROR, message);
     }
 
     /** The background start-up is done (called on the agent's own start-up thread): publishing begins. */
@@ -105,8 +105,8 @@ public final class Live implements Runnable {
     }
 
     private static void publishMarker() {
-        AgentProps.put(inst, AgentProps.ERROR, null);
-        AgentProps.put(inst, AgentProps.AGENT, "{\"args\": " + Json.write(args).strip() + ", \"attached\": " + attached + ", \"since\": " + since + "}");
+        AgentProps.put(props, AgentProps.ERROR, null);
+        AgentProps.put(props, AgentProps.AGENT, "{\"args\": " + Json.write(args).strip() + ", \"attached\": " + attached + ", \"since\": " + since + "}");
     }
 
     /** Placement changed: the published report is refreshed shortly. */
@@ -233,7 +233,7 @@ public final class Live implements Runnable {
                     Thread.sleep(COALESCE_MILLIS);
                     dirty = false;
                     Map<String, Object> m = snapshot();
-                    if (m != null) AgentProps.put(inst, AgentProps.REPORT, Json.write(m));
+                    if (m != null) AgentProps.put(props, AgentProps.REPORT, Json.write(m));
                 }
             } catch (InterruptedException e) {
                 return;
