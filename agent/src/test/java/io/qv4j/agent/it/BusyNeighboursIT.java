@@ -147,7 +147,7 @@ class BusyNeighboursIT {
 
     /**
      * Planned off the neighbour's PU from the load seen since the agent started; where that window
-     * (a few tens of milliseconds for an app this small) misjudged, the watcher moves it at its first
+     * (a few tens of milliseconds for an app this small) misjudged, the watcher moves it at one of its
      * quick looks, 50-300 ms after the worker is pinned, or a period later: within {@link #FIRST_LOOK_MILLIS}, and it stays.
      */
     @Test
