@@ -1,7 +1,5 @@
 package io.qv4j.agent.cli;
 
-import io.qv4j.agent.config.OptionsParser;
-import io.qv4j.agent.config.OptionException;
 import io.qv4j.agent.report.JsonReader;
 import com.sun.tools.attach.AgentInitializationException;
 import com.sun.tools.attach.AgentLoadException;
@@ -37,7 +35,7 @@ final class AttachCommand {
         long pid = StatusCommand.pids("attach", ops.subList(0, 1)).get(0);
         String options = ops.size() > 1 ? ops.get(1) : "";
         long wait = args.has("--wait") ? args.positiveInt("--wait") : DEFAULT_WAIT_MILLIS;
-        String jar = jar("attach");
+        String jar = AgentJar.path("attach");
         VirtualMachine vm;
         try {
             vm = Targets.attach(pid);
@@ -48,12 +46,12 @@ final class AttachCommand {
         try {
             Targets.Published before = Targets.published(vm);
             if (before.marker() != null) {
-                String bad = badOptions(options);
+                String bad = AgentJar.badOptions(options);
                 if (bad != null) {
                     err.println("qv: " + pid + ": " + bad);
                     return 2;
                 }
-                Map<String, Object> m = Targets.map(JsonReader.parse(before.marker()));
+                Map<String, Object> m = JsonValues.map(JsonReader.parse(before.marker()));
                 out.println(pid + ": the qv4j agent is already there (" + describe(m) + "): nothing changed");
                 return 0;
             }
@@ -105,32 +103,19 @@ final class AttachCommand {
         }
     }
 
-    /**
-     * What is wrong with an option string, checked here when the agent is already in the target
-     * and will not read it (a config file is the target's to read: not checked); null when nothing.
-     */
-    static String badOptions(String options) {
-        try {
-            OptionsParser.parse(options, new java.util.Properties(), Map.of());
-            return null;
-        } catch (OptionException e) {
-            return e.getMessage().startsWith("config=") ? null : e.getMessage();
-        }
-    }
-
     /** A report is out and each pinned pool has as many placed live workers as it has tasks (one, unbounded). */
     private static boolean settled(Targets.Published p) {
         if (p.report() == null) return false;
-        Map<String, Object> r = Targets.map(JsonReader.parse(p.report()));
+        Map<String, Object> r = JsonValues.map(JsonReader.parse(p.report()));
         boolean any = false;
-        for (Object o : Targets.list(r.get("pools"))) {
-            Map<String, Object> pool = Targets.map(o);
+        for (Object o : JsonValues.list(r.get("pools"))) {
+            Map<String, Object> pool = JsonValues.map(o);
             if (!Boolean.TRUE.equals(pool.get("pinned"))) continue;
             any = true;
             long want = pool.get("tasks") instanceof Number n && n.longValue() > 0 ? n.longValue() : 1;
             long placed = 0;
-            for (Object t : Targets.list(pool.get("threads"))) {
-                Map<String, Object> w = Targets.map(t);
+            for (Object t : JsonValues.list(pool.get("threads"))) {
+                Map<String, Object> w = JsonValues.map(t);
                 // planned and past its bind (its tid is set there): a report published between the two would show it "not bound"
                 if (!Boolean.TRUE.equals(w.get("exited")) && w.get("cpuset") != null && w.get("tid") instanceof Number tid && tid.longValue() > 0) placed++;
             }
@@ -156,19 +141,6 @@ final class AttachCommand {
             return !cmd.contains("-XX:+EnableDynamicAgentLoading");
         } catch (IOException e) {
             return true;
-        }
-    }
-
-    /** This jar, the agent to load: {@code java -jar} makes it the class path; {@code command} names the command in errors. */
-    static String jar(String command) {
-        String cp = System.getProperty("java.class.path", "");
-        if (cp.endsWith(".jar") && !cp.contains(java.io.File.pathSeparator) && Files.isRegularFile(Path.of(cp))) return Path.of(cp).toAbsolutePath().toString();
-        try {
-            Path p = Path.of(AttachCommand.class.getProtectionDomain().getCodeSource().getLocation().toURI());
-            if (!Files.isRegularFile(p)) throw new UsageException(command + ": run from the agent jar (java -jar qv-agent.jar " + command + " ...), not from " + p);
-            return p.toString();
-        } catch (java.net.URISyntaxException | SecurityException | NullPointerException e) {
-            throw new UsageException(command + ": cannot tell where the agent jar is (" + e + ")");
         }
     }
 }

@@ -61,7 +61,7 @@ final class CompareCommand {
             metrics.add(metric);
         }
         List<Comparison.Arm> arms = arms(args.all("--options"));
-        String jar = AttachCommand.jar("compare");
+        String jar = AgentJar.path("compare");
         return new Rounds(command, arms, metrics, rounds, timeout, jar, format, out, err).run();
     }
 
@@ -71,7 +71,7 @@ final class CompareCommand {
         for (String o : options) {
             String s = o.strip();
             if (s.isEmpty()) throw new UsageException("compare: --options is empty (the agent's defaults are always an arm)");
-            String bad = AttachCommand.badOptions(s);
+            String bad = AgentJar.badOptions(s);
             if (bad != null) throw new UsageException("compare: --options " + s + ": " + bad);
             if (arms.stream().anyMatch(a -> s.equals(a.options()))) throw new UsageException("compare: --options " + s + " given twice");
             arms.add(new Comparison.Arm(s, s));
@@ -143,7 +143,7 @@ final class CompareCommand {
         private final String format;
         private final PrintStream out;
         private final PrintStream err;
-        private final boolean progress = StatusWatch.Terminal.isTerminal(2);
+        private final boolean progress = Terminal.isTerminal(2);
         private final long t0 = System.nanoTime();
 
         /** Guards everything below: the hook and the rounds both use them. */

@@ -164,8 +164,8 @@ final class CompareRun {
         List<Long> out = new ArrayList<>();
         for (Path f : files) {
             long bound = 0;
-            for (Object pool : Targets.list(Targets.map(JsonReader.parse(Files.readString(f))).get("pools"))) {
-                for (Object t : Targets.list(Targets.map(pool).get("threads"))) if (Boolean.TRUE.equals(Targets.map(t).get("bound"))) bound++;
+            for (Object pool : JsonValues.list(JsonValues.map(JsonReader.parse(Files.readString(f))).get("pools"))) {
+                for (Object t : JsonValues.list(JsonValues.map(pool).get("threads"))) if (Boolean.TRUE.equals(JsonValues.map(t).get("bound"))) bound++;
             }
             out.add(bound);
         }

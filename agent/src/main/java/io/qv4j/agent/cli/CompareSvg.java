@@ -30,7 +30,7 @@ final class CompareSvg {
         int panelH = TITLE + PLOT_H + BELOW;
         int legend = c.arms().size() * LINE + PAD;
         String caption = "qv compare: " + String.join(" ", c.command());
-        int width = Math.max(PAD + figures.size() * (panelW + PAD), PAD * 2 + Math.min(caption.length(), 120) * PlanSvg.CHAR_W);
+        int width = Math.max(PAD + figures.size() * (panelW + PAD), PAD * 2 + Math.min(caption.length(), 120) * Svg.CHAR_W);
         int height = header + panelH + legend + PAD;
         StringBuilder sb = new StringBuilder(1 << 14);
         sb.append("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
@@ -40,14 +40,14 @@ final class CompareSvg {
                 .append(".median{stroke:#000;stroke-width:2}.base{stroke:#888;stroke-dasharray:4 3}.n{font-weight:bold}")
                 .append(".better{fill:#2a2}.worse{fill:#c22}.unresolved{fill:#777}</style>\n");
         sb.append("<rect class=\"bg\" x=\"0\" y=\"0\" width=\"").append(width).append("\" height=\"").append(height).append("\"/>\n");
-        PlanSvg.text(sb, PAD, PAD + 11, caption.length() > 120 ? caption.substring(0, 117) + "..." : caption, "n");
-        PlanSvg.text(sb, PAD, PAD + 11 + LINE, c.arms().size() + " arms, " + c.rounds() + (c.rounds() == 1 ? " round" : " rounds") + " after a warm-up" + (c.interrupted() ? ", interrupted" : "")
+        Svg.text(sb, PAD, PAD + 11, caption.length() > 120 ? caption.substring(0, 117) + "..." : caption, "n");
+        Svg.text(sb, PAD, PAD + 11 + LINE, c.arms().size() + " arms, " + c.rounds() + (c.rounds() == 1 ? " round" : " rounds") + " after a warm-up" + (c.interrupted() ? ", interrupted" : "")
                 + "; dots: runs, bar: range, tick: median, dashed: the no-agent median", null);
         for (int i = 0; i < figures.size(); i++) panel(sb, c, figures.get(i), PAD + i * (panelW + PAD), header, panelW);
         int ly = header + panelH + LINE;
         for (int a = 0; a < c.arms().size(); a++) {
             Comparison.Arm arm = c.arms().get(a);
-            PlanSvg.text(sb, PAD, ly + a * LINE, letter(a) + "  " + arm.name() + (arm.options() == null ? "" : arm.options().isEmpty() ? " (the agent's)" : ""), null);
+            Svg.text(sb, PAD, ly + a * LINE, letter(a) + "  " + arm.name() + (arm.options() == null ? "" : arm.options().isEmpty() ? " (the agent's)" : ""), null);
         }
         sb.append("</svg>\n");
         return sb.toString();
@@ -65,20 +65,20 @@ final class CompareSvg {
         }
         String title = f.name() + (f.name().equals(Comparison.WALL) || f.name().equals(Comparison.CPU) ? " s" : "")
                 + (f.lowerIsBetter() ? " (lower is better)" : " (higher is better)");
-        int fits = (w - PAD) / PlanSvg.CHAR_W;
-        PlanSvg.text(sb, x, y + 12, title.length() > fits ? title.substring(0, fits - 3) + "..." : title, "n");
+        int fits = (w - PAD) / Svg.CHAR_W;
+        Svg.text(sb, x, y + 12, title.length() > fits ? title.substring(0, fits - 3) + "..." : title, "n");
         int top = y + TITLE;
         sb.append("<rect class=\"frame\" x=\"").append(x + AXIS).append("\" y=\"").append(top).append("\" width=\"").append(w - AXIS - PAD)
                 .append("\" height=\"").append(PLOT_H).append("\"/>\n");
         if (lo > hi) {
-            PlanSvg.text(sb, x + AXIS + PAD, top + PLOT_H / 2, "no counted runs", null);
+            Svg.text(sb, x + AXIS + PAD, top + PLOT_H / 2, "no counted runs", null);
             return;
         }
         double span = hi > lo ? hi - lo : Math.max(Math.abs(hi), 1) * 0.1;
         double min = lo - span * 0.08;
         double max = hi + span * 0.08;
-        PlanSvg.text(sb, x, top + 10, CompareStats.fmt(CompareStats.round(hi)), null);
-        PlanSvg.text(sb, x, top + PLOT_H - 2, CompareStats.fmt(CompareStats.round(lo)), null);
+        Svg.text(sb, x, top + 10, CompareStats.fmt(CompareStats.round(hi)), null);
+        Svg.text(sb, x, top + PLOT_H - 2, CompareStats.fmt(CompareStats.round(lo)), null);
         Comparison.Line base = lines.get(0);
         if (base.spread() != null) {
             int by = y(base.spread().median(), min, max, top);
@@ -102,11 +102,11 @@ final class CompareSvg {
                 sb.append('\n');
             }
             int ty = top + PLOT_H + LINE;
-            PlanSvg.text(sb, cx - PlanSvg.CHAR_W / 2, ty, letter(a), "n");
+            Svg.text(sb, cx - Svg.CHAR_W / 2, ty, letter(a), "n");
             String word = l.verdict() == null ? (a == 0 ? "base" : "") : l.verdict().equals(CompareStats.UNRESOLVED) ? "unresolved" : l.verdict();
             String ratio = l.ratio() == null ? "" : "x" + CompareStats.fmt(l.ratio());
-            PlanSvg.text(sb, cx - word.length() * PlanSvg.CHAR_W / 2, ty + LINE, word, l.verdict() == null ? null : word);
-            PlanSvg.text(sb, cx - ratio.length() * PlanSvg.CHAR_W / 2, ty + 2 * LINE, ratio, null);
+            Svg.text(sb, cx - word.length() * Svg.CHAR_W / 2, ty + LINE, word, l.verdict() == null ? null : word);
+            Svg.text(sb, cx - ratio.length() * Svg.CHAR_W / 2, ty + 2 * LINE, ratio, null);
         }
     }
 

@@ -236,32 +236,32 @@ record Comparison(List<String> command, List<Arm> arms, List<Metric> metrics, in
 
     /** A result read back from {@link #json()}: its summary is computed again from the runs. */
     static Comparison fromJson(Object parsed) {
-        Map<String, Object> m = Targets.map(parsed);
+        Map<String, Object> m = JsonValues.map(parsed);
         List<String> command = new ArrayList<>();
-        for (Object o : Targets.list(m.get("command"))) command.add(String.valueOf(o));
+        for (Object o : JsonValues.list(m.get("command"))) command.add(String.valueOf(o));
         List<Arm> arms = new ArrayList<>();
         Map<String, Integer> armIndex = new LinkedHashMap<>();
-        for (Object o : Targets.list(m.get("arms"))) {
-            Map<String, Object> a = Targets.map(o);
+        for (Object o : JsonValues.list(m.get("arms"))) {
+            Map<String, Object> a = JsonValues.map(o);
             armIndex.put(String.valueOf(a.get("name")), arms.size());
             arms.add(new Arm(String.valueOf(a.get("name")), a.get("options") == null ? null : a.get("options").toString()));
         }
         List<Metric> metrics = new ArrayList<>();
-        for (Object o : Targets.list(m.get("metrics"))) {
-            Map<String, Object> x = Targets.map(o);
+        for (Object o : JsonValues.list(m.get("metrics"))) {
+            Map<String, Object> x = JsonValues.map(o);
             metrics.add(new Metric(String.valueOf(x.get("name")), Pattern.compile(String.valueOf(x.get("regex"))), "lower".equals(x.get("better"))));
         }
         List<Run> runs = new ArrayList<>();
-        for (Object o : Targets.list(m.get("runs"))) {
-            Map<String, Object> x = Targets.map(o);
+        for (Object o : JsonValues.list(m.get("runs"))) {
+            Map<String, Object> x = JsonValues.map(o);
             Integer arm = armIndex.get(String.valueOf(x.get("arm")));
             if (arm == null) throw new IllegalArgumentException("a run of an arm not listed: " + x.get("arm"));
             Map<String, Double> values = new LinkedHashMap<>();
-            Targets.map(x.get("metrics") == null ? Map.of() : x.get("metrics")).forEach((k, v) -> values.put(k, number(v)));
+            JsonValues.map(x.get("metrics") == null ? Map.of() : x.get("metrics")).forEach((k, v) -> values.put(k, number(v)));
             List<Long> pinned = null;
             if (x.get("pinned") != null) {
                 pinned = new ArrayList<>();
-                for (Object p : Targets.list(x.get("pinned"))) pinned.add(number(p).longValue());
+                for (Object p : JsonValues.list(x.get("pinned"))) pinned.add(number(p).longValue());
             }
             runs.add(new Run(number(x.get("round")).intValue(), arm, String.valueOf(x.get("outcome")), number(x.get("exit")).intValue(),
                     number(x.get("wall")), x.get("cpu") == null ? null : number(x.get("cpu")), values, pinned,

@@ -25,7 +25,6 @@ final class PlanSvg {
     static final int PAD = 4;
     static final int TITLE = 16;
     static final int CELL_H = 18;
-    static final int CHAR_W = 7;
     static final int CELLS_PER_ROW = 8;
 
     /** What a PU shows: {@code ""} unused, a task list such as {@code "t3"}, or {@code "x"} for not allowed. */
@@ -79,7 +78,7 @@ final class PlanSvg {
                 .append("\" font-family=\"monospace\" font-size=\"11\">\n");
         sb.append("<style>rect{stroke:#555;stroke-width:1}.Machine{fill:#fff}.Package{fill:#e8e8e8}.Die{fill:#dde}.NUMANode{fill:#eed}")
                 .append(".Cache{fill:#fff}.Core{fill:#bcc}.k0{fill:#cdb}.k1{fill:#bcc}.k2{fill:#abd}.k3{fill:#a9c}.u,.PU{fill:#fff}.t,.g0{fill:#9d9}.g1{fill:#9cf}.g2{fill:#fc9}.g3{fill:#f9c}.g4{fill:#cf9}.g5{fill:#c9f}.g6{fill:#9fc}.g7{fill:#ff9}.x{fill:#aaa}.dev{fill:#dcb}.n{font-weight:bold}</style>\n");
-        text(sb, PAD, PAD + 12, caption, "n");
+        Svg.text(sb, PAD, PAD + 12, caption, "n");
         emit(sb, root, PAD, PAD + TITLE + 4);
         sb.append("</svg>\n");
         return sb.toString();
@@ -159,7 +158,7 @@ final class PlanSvg {
     /** Sizes, bottom up: cells by their text; containers flow their children in near-square rows. */
     private static void layout(Box b) {
         if (b.kids.isEmpty()) {
-            b.w = (b.title.length() + 1 + b.label.length()) * CHAR_W + 2 * PAD;
+            b.w = (b.title.length() + 1 + b.label.length()) * Svg.CHAR_W + 2 * PAD;
             b.h = CELL_H;
             return;
         }
@@ -185,7 +184,7 @@ final class PlanSvg {
         }
         rowW = Math.max(rowW, x - PAD);
         total += rowH;
-        b.w = Math.max(rowW, b.title.length() * CHAR_W) + 2 * PAD;
+        b.w = Math.max(rowW, b.title.length() * Svg.CHAR_W) + 2 * PAD;
         b.h = TITLE + total + 2 * PAD;
     }
 
@@ -193,11 +192,11 @@ final class PlanSvg {
     private static void emit(StringBuilder sb, Box b, int x, int y) {
         rect(sb, b.cls, x, y, b.w, b.h);
         if (b.kids.isEmpty()) {
-            text(sb, x + PAD, y + 13, b.title + " " + b.label, null);
+            Svg.text(sb, x + PAD, y + 13, b.title + " " + b.label, null);
             sb.append('\n');
             return;
         }
-        text(sb, x + PAD, y + 12, b.title, null);
+        Svg.text(sb, x + PAD, y + 12, b.title, null);
         sb.append('\n');
         boolean cells = b.kids.get(0).kids.isEmpty();
         int ox = 0;
@@ -230,25 +229,6 @@ final class PlanSvg {
     private static void rect(StringBuilder sb, String cls, int x, int y, int w, int h) {
         sb.append("<rect class=\"").append(cls).append("\" x=\"").append(x).append("\" y=\"").append(y)
                 .append("\" width=\"").append(w).append("\" height=\"").append(h).append("\"/>");
-    }
-
-    /** A {@code <text>} element, its content escaped; nothing for an empty string. */
-    static void text(StringBuilder sb, int x, int y, String s, String cls) {
-        if (s == null || s.isEmpty()) return;
-        sb.append("<text x=\"").append(x).append("\" y=\"").append(y).append('"');
-        if (cls != null) sb.append(" class=\"").append(cls).append('"');
-        sb.append('>');
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            switch (c) {
-                case '<' -> sb.append("&lt;");
-                case '>' -> sb.append("&gt;");
-                case '&' -> sb.append("&amp;");
-                case '"' -> sb.append("&quot;");
-                default -> sb.append(c);
-            }
-        }
-        sb.append("</text>");
     }
 
     private static String cls(HwType t) {

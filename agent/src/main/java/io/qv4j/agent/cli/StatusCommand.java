@@ -141,10 +141,10 @@ final class StatusCommand {
         m.put("command", Targets.command(pid, 200));
         m.put("java", p.system().getProperty("java.version"));
         m.put("agent", JsonReader.parse(p.marker()));
-        Map<String, Object> report = p.report() == null ? null : Targets.map(JsonReader.parse(p.report()));
+        Map<String, Object> report = p.report() == null ? null : JsonValues.map(JsonReader.parse(p.report()));
         if (report != null) {
-            for (Object pool : Targets.list(report.get("pools"))) {
-                for (Object t : Targets.list(Targets.map(pool).get("threads"))) kernel(pid, Targets.map(t));
+            for (Object pool : JsonValues.list(report.get("pools"))) {
+                for (Object t : JsonValues.list(JsonValues.map(pool).get("threads"))) kernel(pid, JsonValues.map(t));
             }
         }
         m.put("report", report);
@@ -174,21 +174,21 @@ final class StatusCommand {
      * from the plan; PUs outside the JVM's scope crossed out.
      */
     static String svg(io.qv4j.topology.Topology t, Map<String, Object> j) {
-        Map<String, Object> report = j.get("report") == null ? Map.of() : Targets.map(j.get("report"));
-        Map<String, Object> a = report.get("agent") == null ? Map.of() : Targets.map(report.get("agent"));
+        Map<String, Object> report = j.get("report") == null ? Map.of() : JsonValues.map(j.get("report"));
+        Map<String, Object> a = report.get("agent") == null ? Map.of() : JsonValues.map(report.get("agent"));
         CpuSet scope = a.get("jvmScope") == null ? t.allowed() : CpuSet.parse(a.get("jvmScope").toString());
         CpuSet isolated = a.get("isolated") == null ? CpuSet.empty() : CpuSet.parse(a.get("isolated").toString());
         Map<Integer, List<String>> onPu = new java.util.TreeMap<>();
         Map<Integer, Integer> poolOnPu = new HashMap<>();
         List<String> legend = new ArrayList<>();
         int workers = 0;
-        for (Object o : Targets.list(report.get("pools"))) {
-            Map<String, Object> p = Targets.map(o);
+        for (Object o : JsonValues.list(report.get("pools"))) {
+            Map<String, Object> p = JsonValues.map(o);
             if (!Boolean.TRUE.equals(p.get("pinned"))) continue;
             int colour = legend.size() % 8;
             legend.add(p.get("name") + " " + PlanSvg.COLOUR_NAMES[colour]);
-            for (Object to : Targets.list(p.get("threads"))) {
-                Map<String, Object> w = Targets.map(to);
+            for (Object to : JsonValues.list(p.get("threads"))) {
+                Map<String, Object> w = JsonValues.map(to);
                 if (Boolean.TRUE.equals(w.get("exited"))) continue;
                 Object cpus = w.get("kernel") != null ? w.get("kernel") : w.get("cpuset");
                 if (cpus == null) continue;
@@ -203,7 +203,7 @@ final class StatusCommand {
         String caption = "JVM " + j.get("pid") + ": " + workers + " workers of pinned pools where the kernel has them now (! = not where the agent put it)"
                 + (legend.isEmpty() ? "" : "; colours: " + String.join(", ", legend))
                 + (a.get("exclusive") == null ? "" : "; exclusive pus " + a.get("exclusive") + ", the rest of the JVM on " + a.get("rest"))
-                + (j.get("memory") == null ? "" : "; memory by NUMA node: " + memoryLine(Targets.list(j.get("memory"))));
+                + (j.get("memory") == null ? "" : "; memory by NUMA node: " + memoryLine(JsonValues.list(j.get("memory"))));
         return PlanSvg.draw(t, pu -> !scope.contains(pu) ? "x"
                         : onPu.containsKey(pu) ? String.join(",", onPu.get(pu)) : isolated.contains(pu) ? "isolated" : "",
                 pu -> "g" + poolOnPu.getOrDefault(pu, 0), caption);
@@ -212,10 +212,10 @@ final class StatusCommand {
     /** {@code node 0 812.0 MiB (98 %), node 1 12.5 MiB (2 %)}. */
     static String memoryLine(List<Object> nodes) {
         long total = 0;
-        for (Object o : nodes) total += ((Number) Targets.map(o).get("bytes")).longValue();
+        for (Object o : nodes) total += ((Number) JsonValues.map(o).get("bytes")).longValue();
         List<String> each = new ArrayList<>();
         for (Object o : nodes) {
-            Map<String, Object> n = Targets.map(o);
+            Map<String, Object> n = JsonValues.map(o);
             long b = ((Number) n.get("bytes")).longValue();
             each.add(String.format(java.util.Locale.ROOT, "node %s %.1f MiB (%d %%)", n.get("node"), b / 1048576.0, total == 0 ? 0 : Math.round(100.0 * b / total)));
         }
@@ -225,27 +225,27 @@ final class StatusCommand {
     /** {@code pool critical-loop pus 3}: each exclusive pool and its PUs. */
     private static String exclusivePools(Map<String, Object> report) {
         List<String> each = new ArrayList<>();
-        for (Object o : Targets.list(report.get("pools"))) {
-            Map<String, Object> p = Targets.map(o);
+        for (Object o : JsonValues.list(report.get("pools"))) {
+            Map<String, Object> p = JsonValues.map(o);
             if (Boolean.TRUE.equals(p.get("exclusive"))) each.add("pool " + p.get("name") + " pus " + p.get("scope"));
         }
         return String.join(", ", each);
     }
 
     static void text(Map<String, Object> j, PrintStream out) {
-        Map<String, Object> marker = Targets.map(j.get("agent"));
+        Map<String, Object> marker = JsonValues.map(j.get("agent"));
         out.println("JVM " + j.get("pid") + " (Java " + j.get("java") + "): " + j.get("command"));
-        Map<String, Object> report = j.get("report") == null ? null : Targets.map(j.get("report"));
+        Map<String, Object> report = j.get("report") == null ? null : JsonValues.map(j.get("report"));
         String args = String.valueOf(marker.get("args"));
         out.println("  agent: " + (args.isEmpty() ? "(defaults)" : args) + (Boolean.TRUE.equals(marker.get("attached")) ? ", attached" : ", from the command line"));
         if (report == null) {
             out.println("  starting: no report published yet");
             return;
         }
-        Map<String, Object> a = Targets.map(report.get("agent"));
+        Map<String, Object> a = JsonValues.map(report.get("agent"));
         out.println("  scope " + a.get("jvmScope") + ", policy " + a.get("policy") + ", bind " + a.get("bind") + ", binder " + a.get("binder")
                 + (a.get("problem") != null ? ", problem: " + a.get("problem") : ""));
-        if (j.get("memory") != null) out.println("  memory by NUMA node (resident, /proc/PID/numa_maps): " + memoryLine(Targets.list(j.get("memory"))));
+        if (j.get("memory") != null) out.println("  memory by NUMA node (resident, /proc/PID/numa_maps): " + memoryLine(JsonValues.list(j.get("memory"))));
         if (j.get("memoryAdvice") != null) out.println("  memory: " + j.get("memoryAdvice"));
         if (a.get("isolated") != null) {
             out.println("  isolated by the kernel: pus " + a.get("isolated")
@@ -255,18 +255,18 @@ final class StatusCommand {
             out.println("  exclusive: pus " + a.get("exclusive") + " (" + exclusivePools(report) + "); the rest of the JVM runs on pus " + a.get("rest")
                     + ("share".equals(a.get("exclusiveVmThreads")) ? ", its GC, JIT and VM threads anywhere (exclusive-vm-threads=share)" : ", its GC, JIT and VM threads too (exclusive-vm-threads=apart)"));
         }
-        if (a.get("node") != null) for (String line : node(Targets.map(a.get("node")))) out.println("  " + line);
-        List<Object> kinds = a.get("cpukinds") == null ? List.of() : Targets.list(a.get("cpukinds"));
+        if (a.get("node") != null) for (String line : node(JsonValues.map(a.get("node")))) out.println("  " + line);
+        List<Object> kinds = a.get("cpukinds") == null ? List.of() : JsonValues.list(a.get("cpukinds"));
         if (kinds.size() > 1) {
             List<String> each = new ArrayList<>();
-            for (Object k : kinds) each.add("efficiency " + Targets.map(k).get("efficiency") + " pus " + Targets.map(k).get("cpus"));
+            for (Object k : kinds) each.add("efficiency " + JsonValues.map(k).get("efficiency") + " pus " + JsonValues.map(k).get("cpus"));
             out.println("  cpu kinds: " + String.join(", ", each));
         }
-        out.println("  " + neighbours(report.get("neighbours") == null ? null : Targets.map(report.get("neighbours"))));
-        List<Object> pools = Targets.list(report.get("pools"));
+        out.println("  " + neighbours(report.get("neighbours") == null ? null : JsonValues.map(report.get("neighbours"))));
+        List<Object> pools = JsonValues.list(report.get("pools"));
         if (pools.isEmpty()) out.println("  no pools yet");
         for (Object o : pools) {
-            Map<String, Object> p = Targets.map(o);
+            Map<String, Object> p = JsonValues.map(o);
             if (!Boolean.TRUE.equals(p.get("pinned"))) {
                 out.println("  pool " + p.get("name") + " (" + p.get("class") + "): not pinned" + (p.get("reason") != null ? " (" + p.get("reason") + ")" : ""));
                 continue;
@@ -278,8 +278,8 @@ final class StatusCommand {
                     + (Boolean.TRUE.equals(p.get("released")) ? ", released: others keep its PUs busy; the kernel balances its workers" : "") + ")");
             List<String[]> rows = new ArrayList<>();
             rows.add(new String[] {"tid", "thread", "slot", "piece", "planned", "kernel", ""});
-            for (Object to : Targets.list(p.get("threads"))) {
-                Map<String, Object> t = Targets.map(to);
+            for (Object to : JsonValues.list(p.get("threads"))) {
+                Map<String, Object> t = JsonValues.map(to);
                 if (Boolean.TRUE.equals(t.get("exited"))) continue;
                 Object match = t.get("matches");
                 StringBuilder state = new StringBuilder(match == null ? "not bound" : Boolean.TRUE.equals(match) ? "ok" : "DIFFERS");
@@ -340,7 +340,7 @@ final class StatusCommand {
         if (n.get("claimed") != null) c.append(", this JVM holds ").append(n.get("claimed").toString().isEmpty() ? "nothing" : n.get("claimed"));
         if (n.get("openhftHeld") != null && !n.get("openhftHeld").toString().isEmpty()) c.append(", OpenHFT files held ").append(n.get("openhftHeld"));
         out.add(c.toString());
-        Map<String, Object> lost = n.get("claimsLost") == null ? Map.of() : Targets.map(n.get("claimsLost"));
+        Map<String, Object> lost = n.get("claimsLost") == null ? Map.of() : JsonValues.map(n.get("claimsLost"));
         if (!lost.isEmpty()) {
             List<String> each = new ArrayList<>();
             lost.forEach((pu, who) -> each.add("pu " + pu + " to " + who));

@@ -163,7 +163,7 @@ final class StatusWatch {
 
     /** {@code process 4242 exited}, {@code processes 4242, 4343 exited}. */
     static String goneLine(Object pids) {
-        List<Object> l = Targets.list(pids);
+        List<Object> l = JsonValues.list(pids);
         return (l.size() == 1 ? "process " : "processes ") + String.join(", ", l.stream().map(String::valueOf).toList()) + " exited";
     }
 
@@ -246,9 +246,9 @@ final class StatusWatch {
     static CpuSet contended(List<Object> jvms) {
         BitSet b = new BitSet();
         for (Object j : jvms) {
-            for (Object p : Targets.list(Targets.map(j).get("pools"))) {
-                for (Object wo : Targets.list(Targets.map(p).get("workers"))) {
-                    Map<String, Object> w = Targets.map(wo);
+            for (Object p : JsonValues.list(JsonValues.map(j).get("pools"))) {
+                for (Object wo : JsonValues.list(JsonValues.map(p).get("workers"))) {
+                    Map<String, Object> w = JsonValues.map(wo);
                     if (w.get("waited") instanceof Number x && x.doubleValue() >= PuLoad.WAIT && w.get("pu") instanceof Number pu) b.set(pu.intValue());
                 }
             }
@@ -257,24 +257,24 @@ final class StatusWatch {
     }
 
     private Map<String, Object> jvm(long pid, Map<String, Object> j, long nanos) {
-        Map<String, Object> report = j.get("report") == null ? Map.of() : Targets.map(j.get("report"));
-        Map<String, Object> agent = Targets.map(report.get("agent"));
-        askForCounters(pid, Targets.map(agent.get("node")));
+        Map<String, Object> report = j.get("report") == null ? Map.of() : JsonValues.map(j.get("report"));
+        Map<String, Object> agent = JsonValues.map(report.get("agent"));
+        askForCounters(pid, JsonValues.map(agent.get("node")));
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("pid", pid);
         m.put("command", j.get("command"));
         m.put("jvmScope", agent.get("jvmScope"));
         m.put("exclusive", agent.get("exclusive"));
         m.put("rest", agent.get("rest"));
-        Map<String, Object> node = Targets.map(agent.get("node"));
+        Map<String, Object> node = JsonValues.map(agent.get("node"));
         m.put("claimed", node.get("claimed"));
         m.put("othersClaim", othersClaim(node));
         m.put("memory", j.get("memory"));
         m.put("memoryAdvice", j.get("memoryAdvice"));
         List<Object> pools = new ArrayList<>();
         long at = report.get("time") instanceof Number n ? n.longValue() : System.currentTimeMillis();
-        for (Object o : Targets.list(report.get("pools"))) {
-            Map<String, Object> p = Targets.map(o);
+        for (Object o : JsonValues.list(report.get("pools"))) {
+            Map<String, Object> p = JsonValues.map(o);
             if (!Boolean.TRUE.equals(p.get("pinned"))) continue;
             Map<String, Object> pool = new LinkedHashMap<>();
             pool.put("name", p.get("name"));
@@ -293,8 +293,8 @@ final class StatusWatch {
             }
             pool.put("tasksPerSecond", rate);
             List<Object> workers = new ArrayList<>();
-            for (Object to : Targets.list(p.get("threads"))) {
-                Map<String, Object> t = Targets.map(to);
+            for (Object to : JsonValues.list(p.get("threads"))) {
+                Map<String, Object> t = JsonValues.map(to);
                 if (Boolean.TRUE.equals(t.get("exited")) || !(t.get("tid") instanceof Number tid)) continue;
                 workers.add(worker(pid, tid.longValue(), t, nanos));
             }
@@ -435,15 +435,15 @@ final class StatusWatch {
     String text(Map<String, Object> view, boolean colour) {
         boolean c = colour && System.getenv("NO_COLOR") == null;
         Map<Integer, Double> load = new HashMap<>();
-        for (Object o : Targets.list(view.get("pus"))) {
-            Map<String, Object> p = Targets.map(o);
+        for (Object o : JsonValues.list(view.get("pus"))) {
+            Map<String, Object> p = JsonValues.map(o);
             if (p.get("load") instanceof Number n) load.put(((Number) p.get("pu")).intValue(), n.doubleValue());
         }
         Map<Integer, List<String>> onPu = new TreeMap<>();
         StringBuilder pools = new StringBuilder();
         CpuSet others = null;
-        for (Object jo : Targets.list(view.get("jvms"))) {
-            Map<String, Object> j = Targets.map(jo);
+        for (Object jo : JsonValues.list(view.get("jvms"))) {
+            Map<String, Object> j = JsonValues.map(jo);
             if (j.get("othersClaim") != null) {
                 CpuSet o = CpuSet.parse(j.get("othersClaim").toString());
                 others = others == null ? o : others.and(o); // claimed by none of the JVMs shown
@@ -452,17 +452,17 @@ final class StatusWatch {
                     .append(j.get("exclusive") == null ? "" : ", exclusive pus " + j.get("exclusive") + " (the rest on " + j.get("rest") + ")")
                     .append(", claims ").append(j.get("claimed"))
                     .append("  ").append(j.get("command")).append('\n');
-            if (j.get("memory") != null) pools.append("  memory by NUMA node: ").append(StatusCommand.memoryLine(Targets.list(j.get("memory")))).append('\n');
+            if (j.get("memory") != null) pools.append("  memory by NUMA node: ").append(StatusCommand.memoryLine(JsonValues.list(j.get("memory")))).append('\n');
             if (j.get("memoryAdvice") != null) pools.append("  memory: ").append(j.get("memoryAdvice")).append('\n');
-            for (Object po : Targets.list(j.get("pools"))) {
-                Map<String, Object> p = Targets.map(po);
+            for (Object po : JsonValues.list(j.get("pools"))) {
+                Map<String, Object> p = JsonValues.map(po);
                 pools.append(String.format(Locale.ROOT, "  pool %s%s: %s workers, %s tasks/s%n", p.get("name"),
                         Boolean.TRUE.equals(p.get("exclusive")) ? " (exclusive)" : "", p.get("tasks"),
                         p.get("tasksPerSecond") == null ? "-" : String.format(Locale.ROOT, "%.0f", ((Number) p.get("tasksPerSecond")).doubleValue())));
                 pools.append(String.format(Locale.ROOT, "    %-24s %-8s %-4s %-10s %-10s %5s %5s %s%n", "worker", "tid", "pu", "cpus", "planned", "cpu%", "wait%",
                         "migrations"));
-                for (Object wo : Targets.list(p.get("workers"))) {
-                    Map<String, Object> w = Targets.map(wo);
+                for (Object wo : JsonValues.list(p.get("workers"))) {
+                    Map<String, Object> w = JsonValues.map(wo);
                     if (w.get("pu") instanceof Number pu) onPu.computeIfAbsent(pu.intValue(), k -> new ArrayList<>()).add(String.valueOf(w.get("name")));
                     pools.append(String.format(Locale.ROOT, "    %-24s %-8s %-4s %-10s %-10s %5s %5s %s%n", w.get("name"), w.get("tid"), str(w.get("pu")),
                             str(w.get("cpus")), str(w.get("planned")), percent(w.get("load")), percent(w.get("waited")), str(w.get("migrations"))));
@@ -502,90 +502,5 @@ final class StatusWatch {
 
     static String fmt(double s) {
         return s == Math.rint(s) ? String.valueOf((long) s) : String.valueOf(s);
-    }
-
-    /**
-     * The controlling terminal in character mode without echo while the view runs ({@code stty}
-     * on {@code /dev/tty}), its settings restored at the end and on Ctrl-C.
-     */
-    static final class Terminal {
-        private final String saved;
-        private final Thread restore;
-        private final InputStream keys;
-
-        private Terminal(String saved, InputStream keys) {
-            this.saved = saved;
-            this.keys = keys;
-            this.restore = new Thread(() -> {
-                stty(saved);
-                System.out.print("\033[?25h");
-                System.out.flush();
-            }, "qv-terminal-restore");
-            Runtime.getRuntime().addShutdownHook(restore);
-        }
-
-        /** Whether standard output is a terminal. */
-        static boolean isTerminal() {
-            return isTerminal(1);
-        }
-
-        /** Whether the file descriptor {@code fd} is a terminal: {@code /proc/self/fd/FD} leads to a tty or pts device. */
-        static boolean isTerminal(int fd) {
-            try {
-                String target = Files.readSymbolicLink(Path.of("/proc/self/fd/" + fd)).toString();
-                return target.startsWith("/dev/pts/") || target.startsWith("/dev/tty");
-            } catch (IOException | RuntimeException e) {
-                return false;
-            }
-        }
-
-        static Terminal open() {
-            String saved = stty("-g");
-            if (saved == null) return null;
-            stty("-icanon -echo min 0 time 0");
-            return new Terminal(saved.strip(), System.in);
-        }
-
-        /** Waits up to {@code millis}; true when {@code q} (or end of input) came. */
-        boolean waitForQuit(long millis) throws InterruptedException {
-            long end = System.nanoTime() + millis * 1_000_000L;
-            while (System.nanoTime() < end) {
-                try {
-                    while (keys.available() > 0) {
-                        int k = keys.read();
-                        if (k == 'q' || k == 'Q' || k < 0) return true;
-                    }
-                } catch (IOException e) {
-                    return true;
-                }
-                Thread.sleep(Math.min(50, Math.max(1, (end - System.nanoTime()) / 1_000_000L)));
-            }
-            return false;
-        }
-
-        void close() {
-            stty(saved);
-            try {
-                Runtime.getRuntime().removeShutdownHook(restore);
-            } catch (IllegalStateException shuttingDown) {
-                // the hook restores
-            }
-        }
-
-        /** Runs {@code stty ARGS} on /dev/tty; its output, or null when it failed. */
-        static String stty(String args) {
-            try {
-                List<String> cmd = new ArrayList<>(List.of("stty"));
-                cmd.addAll(List.of(args.split(" ")));
-                Process p = new ProcessBuilder(cmd).redirectInput(new java.io.File("/dev/tty")).redirectError(ProcessBuilder.Redirect.DISCARD).start();
-                String o = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-                return p.waitFor() == 0 ? o : null;
-            } catch (IOException | RuntimeException e) {
-                return null;
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return null;
-            }
-        }
     }
 }

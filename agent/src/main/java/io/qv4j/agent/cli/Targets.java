@@ -11,7 +11,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Properties;
 
 /**
@@ -158,15 +157,5 @@ final class Targets {
             return null;
         }
         return null;
-    }
-
-    @SuppressWarnings("unchecked")
-    static Map<String, Object> map(Object o) {
-        return o instanceof Map ? (Map<String, Object>) o : Map.of();
-    }
-
-    @SuppressWarnings("unchecked")
-    static List<Object> list(Object o) {
-        return o instanceof List ? (List<Object>) o : List.of();
     }
 }

@@ -126,18 +126,18 @@ class StatusCommandTest {
     void jsonKeepsWaitedMovesReleasedAndNeighbours() {
         String report = REPORT.replaceAll(",\\s*\"kernel\": \"\\d\", \"matches\": true", "");
         Map<String, Object> j = StatusCommand.of(ProcessHandle.current().pid(), new Targets.Published("{\"args\": \"\", \"attached\": false}", report, null, new Properties()));
-        Map<String, Object> back = Targets.map(JsonReader.parse(Json.write(Map.of("jvms", List.of(j)))));
-        Map<String, Object> r = Targets.map(Targets.map(Targets.list(back.get("jvms")).get(0)).get("report"));
+        Map<String, Object> back = JsonValues.map(JsonReader.parse(Json.write(Map.of("jvms", List.of(j)))));
+        Map<String, Object> r = JsonValues.map(JsonValues.map(JsonValues.list(back.get("jvms")).get(0)).get("report"));
         assertEquals(Map.of("periodMillis", 500L, "moves", 3L, "releases", 1L), r.get("neighbours"));
-        List<Object> pools = Targets.list(r.get("pools"));
-        Map<String, Object> app1 = Targets.map(Targets.list(Targets.map(pools.get(0)).get("threads")).get(0));
+        List<Object> pools = JsonValues.list(r.get("pools"));
+        Map<String, Object> app1 = JsonValues.map(JsonValues.list(JsonValues.map(pools.get(0)).get("threads")).get(0));
         assertEquals(0.482, app1.get("waited"));
         assertEquals(2L, app1.get("moves"));
         assertTrue(app1.containsKey("kernel"), "the kernel's mask is added beside: " + app1);
-        Map<String, Object> io1 = Targets.map(Targets.list(Targets.map(pools.get(1)).get("threads")).get(0));
+        Map<String, Object> io1 = JsonValues.map(JsonValues.list(JsonValues.map(pools.get(1)).get("threads")).get(0));
         assertNull(io1.get("waited"));
-        assertEquals(Boolean.TRUE, Targets.map(pools.get(1)).get("released"));
-        assertEquals(Boolean.FALSE, Targets.map(pools.get(0)).get("released"));
+        assertEquals(Boolean.TRUE, JsonValues.map(pools.get(1)).get("released"));
+        assertEquals(Boolean.FALSE, JsonValues.map(pools.get(0)).get("released"));
     }
 
     @Test

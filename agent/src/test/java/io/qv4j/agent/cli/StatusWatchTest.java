@@ -41,7 +41,7 @@ class StatusWatchTest {
     void setUp() {
         watch = new StatusWatch(List.of(PID), true, 1, true, 1, new PrintStream(new ByteArrayOutputStream()), new PrintStream(new ByteArrayOutputStream()),
                 TopologyInput.input("core:2 pu:1"), proc, pid -> statuses.get(pid));
-        statuses = Map.of(PID, Targets.map(JsonReader.parse("""
+        statuses = Map.of(PID, JsonValues.map(JsonReader.parse("""
                 {"pid": 4242, "command": "java -cp app.jar Main",
                  "report": {"agent": {"jvmScope": "0-1"}, "pools": [{"id": 1, "name": "app", "pinned": true, "tasks": 3, "threads": [
                   {"name": "app-1", "tid": 101, "cpuset": "1", "kernel": "1"},
@@ -74,14 +74,14 @@ class StatusWatchTest {
     }
 
     static Map<String, Object> worker(Map<String, Object> view, String name) {
-        Map<String, Object> pool = Targets.map(Targets.list(Targets.map(Targets.list(view.get("jvms")).get(0)).get("pools")).get(0));
-        return Targets.list(pool.get("workers")).stream().map(Targets::map).filter(w -> name.equals(w.get("name"))).findFirst().orElseThrow();
+        Map<String, Object> pool = JsonValues.map(JsonValues.list(JsonValues.map(JsonValues.list(view.get("jvms")).get(0)).get("pools")).get(0));
+        return JsonValues.list(pool.get("workers")).stream().map(JsonValues::map).filter(w -> name.equals(w.get("name"))).findFirst().orElseThrow();
     }
 
     @Test
     void textSaysWhichPusAreExclusiveToWhichPoolAndWhereTheRestRuns() throws IOException {
         stat(100, 900, 100, 900);
-        statuses = Map.of(PID, Targets.map(JsonReader.parse("""
+        statuses = Map.of(PID, JsonValues.map(JsonReader.parse("""
                 {"pid": 4242, "command": "java -cp app.jar Main",
                  "report": {"agent": {"jvmScope": "0-1", "exclusive": "1", "rest": "0"}, "pools": [
                   {"id": 1, "name": "loop", "pinned": true, "exclusive": true, "tasks": 1, "threads": [{"name": "loop-1", "tid": 101, "cpuset": "1", "kernel": "1"}]},
@@ -98,7 +98,7 @@ class StatusWatchTest {
     @Test
     void textShowsEachJvmsMemoryByNumaNodeAndTheAdviceUnderItsLine() throws IOException {
         stat(100, 900, 100, 900);
-        statuses = Map.of(PID, Targets.map(JsonReader.parse("""
+        statuses = Map.of(PID, JsonValues.map(JsonReader.parse("""
                 {"pid": 4242, "command": "java -cp app.jar Main",
                  "report": {"agent": {"jvmScope": "0-1"}, "pools": [
                   {"id": 1, "name": "app", "pinned": true, "tasks": 1, "threads": [{"name": "app-1", "tid": 102, "cpuset": "0", "kernel": "0"}]}]},
@@ -107,7 +107,7 @@ class StatusWatchTest {
                 """)));
         task(102, "app-1", 1000, 0, 0);
         Map<String, Object> view = watch.view(statuses, 2 * SECOND);
-        assertEquals(2, Targets.list(Targets.map(Targets.list(view.get("jvms")).get(0)).get("memory")).size(), "the JSON lines carry it");
+        assertEquals(2, JsonValues.list(JsonValues.map(JsonValues.list(view.get("jvms")).get(0)).get("memory")).size(), "the JSON lines carry it");
         String text = watch.text(view, false);
         assertTrue(text.contains("\n  memory by NUMA node: node 0 1.0 MiB (25 %), node 1 3.0 MiB (75 %)\n"), text);
         assertTrue(text.contains("\n  memory: 75 % of the JVM's memory is on node 1, where"), text);
@@ -154,7 +154,7 @@ class StatusWatchTest {
         task(102, "app-2", 2090, 0, 250_000_000L);
         String line = StatusWatch.oneLine(watch.view(statuses, 2 * SECOND));
         assertFalse(line.contains("\n"), line);
-        Map<String, Object> back = Targets.map(JsonReader.parse(line));
+        Map<String, Object> back = JsonValues.map(JsonReader.parse(line));
         assertEquals("0-1", back.get("contended"), line);
         assertEquals(0.6, worker(back, "app-1").get("waited"), line);
         assertEquals(0.25, worker(back, "app-2").get("waited"), line);
@@ -254,7 +254,7 @@ class StatusWatchTest {
         assertTrue(after < 900, "ended " + after + " ms after the exit, not at the next refresh or the end of --count");
         List<String> lines = out.toString().lines().toList();
         assertEquals(3, lines.size(), "two refreshes, then the end: " + out);
-        Map<String, Object> end = Targets.map(JsonReader.parse(lines.get(2)));
+        Map<String, Object> end = JsonValues.map(JsonReader.parse(lines.get(2)));
         assertEquals(List.of(PID), end.get("gone"), lines.get(2));
         assertEquals("every process watched is gone", end.get("end"), lines.get(2));
         assertEquals("", err.toString(), "no 'no such process' lines");
@@ -294,9 +294,9 @@ class StatusWatchTest {
             if (n == 3) exit(other); // after the second refresh's reads
         });
         assertEquals(0, w.run());
-        List<Map<String, Object>> views = out.toString().lines().map(l -> Targets.map(JsonReader.parse(l))).toList();
+        List<Map<String, Object>> views = out.toString().lines().map(l -> JsonValues.map(JsonReader.parse(l))).toList();
         assertEquals(4, views.size(), "--count refreshes: " + out);
-        List<List<Object>> shown = views.stream().map(v -> Targets.list(v.get("jvms")).stream().map(j -> Targets.map(j).get("pid")).toList()).toList();
+        List<List<Object>> shown = views.stream().map(v -> JsonValues.list(v.get("jvms")).stream().map(j -> JsonValues.map(j).get("pid")).toList()).toList();
         assertEquals(List.of(List.of(PID, other), List.of(PID), List.of(PID), List.of(PID)), shown, out.toString());
         assertEquals(List.of(other), views.get(1).get("gone"), "said once: " + out);
         assertNull(views.get(2).get("gone"), out.toString());
@@ -329,7 +329,7 @@ class StatusWatchTest {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         assertEquals(0, refusing(true, out, err, () -> exit(PID)).run());
-        Map<String, Object> end = Targets.map(JsonReader.parse(out.toString().strip()));
+        Map<String, Object> end = JsonValues.map(JsonReader.parse(out.toString().strip()));
         assertEquals(List.of(PID), end.get("gone"), out.toString());
         assertEquals("every process watched is gone", end.get("end"), out.toString());
         assertEquals("", err.toString(), "no refusal said for a JVM that was ending");
