@@ -27,7 +27,10 @@ import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.sli
  * <li>inst, cli;</li>
  * <li>the entry point, {@code io.qv4j.agent} itself.</li>
  * </ol>
- * A package may use its own layer and those below; no cycles between packages.
+ * A package may use its own layer and those below; no cycles between packages. Inside the CLI,
+ * {@code cli.shared} is below every command; {@code compare} uses nothing else of the CLI,
+ * {@code attach} uses {@code status}, which uses {@code plan}'s drawings; {@code Main} (the base
+ * package) is above them all.
  */
 class ArchitectureTest {
 
@@ -61,6 +64,24 @@ class ArchitectureTest {
     @Test
     void lowerLayersDoNotUseHigherOnes() {
         layers().check(CLASSES);
+    }
+
+    @Test
+    void cliCommandsPointOneWay() {
+        layeredArchitecture().consideringOnlyDependenciesInLayers()
+                .layer("shared").definedBy("io.qv4j.agent.cli.shared..")
+                .layer("plan").definedBy("io.qv4j.agent.cli.plan..")
+                .layer("status").definedBy("io.qv4j.agent.cli.status..")
+                .layer("attach").definedBy("io.qv4j.agent.cli.attach..")
+                .layer("compare").definedBy("io.qv4j.agent.cli.compare..")
+                .layer("main").definedBy("io.qv4j.agent.cli")
+                .whereLayer("main").mayNotBeAccessedByAnyLayer()
+                .whereLayer("compare").mayOnlyBeAccessedByLayers("main")
+                .whereLayer("attach").mayOnlyBeAccessedByLayers("main")
+                .whereLayer("status").mayOnlyBeAccessedByLayers("attach", "main")
+                .whereLayer("plan").mayOnlyBeAccessedByLayers("status", "main")
+                .whereLayer("shared").mayOnlyBeAccessedByLayers("plan", "status", "attach", "compare", "main")
+                .check(CLASSES);
     }
 
     @Test

@@ -1,5 +1,13 @@
 package io.qv4j.agent.cli;
 
+import io.qv4j.agent.cli.attach.AttachCommand;
+import io.qv4j.agent.cli.compare.CompareCommand;
+import io.qv4j.agent.cli.compare.CompareStats;
+import io.qv4j.agent.cli.plan.PartitionCommand;
+import io.qv4j.agent.cli.plan.PlanCommand;
+import io.qv4j.agent.cli.plan.TopologyCommand;
+import io.qv4j.agent.cli.shared.UsageException;
+import io.qv4j.agent.cli.status.StatusCommand;
 import io.qv4j.agent.load.PuLoad;
 import io.qv4j.topology.TopologyException;
 
@@ -129,7 +137,7 @@ public final class Main {
     }
 
     /** Runs a command; returns the exit code (0 ok, 2 bad input). */
-    static int run(String[] argv, PrintStream out, PrintStream err) {
+    public static int run(String[] argv, PrintStream out, PrintStream err) {
         List<String> args = new java.util.ArrayList<>(Arrays.asList(argv));
         // what follows "--" is compare's COMMAND: its --debug and --help are not ours
         int dash = args.indexOf("--");

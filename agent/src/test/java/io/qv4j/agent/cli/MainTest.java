@@ -17,19 +17,19 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The command line's contract for bad input: one line naming the input and the problem, exit 2, no trace. */
-class MainTest {
+public class MainTest {
 
-    record Run(int code, String out, String err) {
+    public record Run(int code, String out, String err) {
     }
 
-    static Run run(String... args) {
+    public static Run run(String... args) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         int code = Main.run(args, new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
         return new Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
     }
 
-    static void assertOneLineError(Run r, String... named) {
+    public static void assertOneLineError(Run r, String... named) {
         assertEquals(2, r.code(), r.err());
         assertEquals(1, r.err().strip().lines().count(), "one line: " + r.err());
         assertTrue(r.err().startsWith("qv: "), r.err());

@@ -1,6 +1,6 @@
 package io.qv4j.agent.config;
 
-import io.qv4j.agent.cli.TopologyFixtureTest;
+import io.qv4j.agent.cli.plan.TopologyFixtureTest;
 import io.qv4j.agent.platform.TopologyInput;
 import io.qv4j.topology.Topology;
 import org.junit.jupiter.api.Test;

@@ -1,6 +1,6 @@
 package io.qv4j.agent.it;
 
-import io.qv4j.agent.cli.PlanOracle;
+import io.qv4j.agent.cli.plan.PlanOracle;
 import io.qv4j.topology.CpuSet;
 
 import java.nio.file.Files;

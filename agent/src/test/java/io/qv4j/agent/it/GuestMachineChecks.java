@@ -1,7 +1,7 @@
 package io.qv4j.agent.it;
 
-import io.qv4j.agent.cli.LstopoComparison;
-import io.qv4j.agent.cli.PlanOracle;
+import io.qv4j.agent.cli.plan.LstopoComparison;
+import io.qv4j.agent.cli.plan.PlanOracle;
 import io.qv4j.agent.it.GuestBatch.Case;
 import io.qv4j.agent.report.JsonReader;
 import io.qv4j.topology.CpuSet;

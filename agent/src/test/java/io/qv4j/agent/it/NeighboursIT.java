@@ -61,7 +61,7 @@ class NeighboursIT {
      */
     @Test
     void onAnIdleMachineAPackedPoolOfOneTakesTheFirstCoreInTwentyStartsOfTwenty(@TempDir Path claims) throws Exception {
-        CpuSet first = CpuSet.parse(io.qv4j.agent.cli.PlanOracle.cpus(null, "core", "packed", 1).get(0));
+        CpuSet first = CpuSet.parse(io.qv4j.agent.cli.plan.PlanOracle.cpus(null, "core", "packed", 1).get(0));
         List<String> wrong = new ArrayList<>();
         int idle = 0;
         for (int i = 0; i < 60 && idle < 20; i++) {

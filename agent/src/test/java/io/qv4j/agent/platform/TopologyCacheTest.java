@@ -1,6 +1,6 @@
 package io.qv4j.agent.platform;
 
-import io.qv4j.agent.cli.TopologyFixtureTest;
+import io.qv4j.agent.cli.plan.TopologyFixtureTest;
 import io.qv4j.topology.CpuKind;
 import io.qv4j.topology.CpuSet;
 import io.qv4j.topology.Device;
