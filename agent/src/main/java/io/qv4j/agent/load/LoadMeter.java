@@ -135,64 +135,26 @@ public final class LoadMeter {
                 }
             }
         }
-        long[] self = text.read(proc + "/self/stat") ? fields() : null;
+        long[] self = text.read(proc + "/self/stat") ? text.threadStat() : null;
         return new Sample(nanos, cpus[0], cpus[1], threads, self == null ? -1 : self[0]);
     }
 
-    /** The {@code cpuN} lines of {@code /proc/stat} in the buffer: busy and all ticks by N. */
+    /** The {@code cpuN} lines of {@code /proc/stat} in the buffer: busy and all ticks by N (0 for an N without a line). */
     private long[][] cpuLines() {
-        int max = -1;
-        long[] busy = new long[64];
-        long[] all = new long[64];
-        byte[] b = text.buf;
-        for (int i = 0; i < text.len; i = text.after(i, (byte) '\n')) {
-            if (i + 3 >= text.len || b[i] != 'c' || b[i + 1] != 'p' || b[i + 2] != 'u' || b[i + 3] < '0' || b[i + 3] > '9') continue;
-            long n = text.number(i + 3);
-            if (n < 0 || n >= 1 << 16) continue;
-            int cpu = (int) n;
-            if (cpu >= busy.length) {
-                int size = Math.max(cpu + 1, busy.length * 2);
-                busy = java.util.Arrays.copyOf(busy, size);
-                all = java.util.Arrays.copyOf(all, size);
-            }
-            long[] f = new long[8]; // user nice system idle iowait irq softirq steal
-            int at = text.next;
-            for (int k = 0; k < f.length; k++) {
-                long v = text.number(at);
-                if (v < 0) break;
-                f[k] = v;
-                at = text.next;
-            }
+        long[][] lines = text.cpus();
+        long[] busy = new long[lines.length];
+        long[] all = new long[lines.length];
+        for (int cpu = 0; cpu < lines.length; cpu++) {
+            long[] f = lines[cpu]; // user nice system idle iowait irq softirq steal
+            if (f == null) continue;
             busy[cpu] = f[0] + f[1] + f[2] + f[5] + f[6];
             all[cpu] = busy[cpu] + f[3] + f[4] + f[7];
-            max = Math.max(max, cpu);
         }
-        return new long[][] {java.util.Arrays.copyOf(busy, max + 1), java.util.Arrays.copyOf(all, max + 1)};
+        return new long[][] {busy, all};
     }
 
     /** {ticks, last PU, -1, -1} of this JVM's thread {@code tid}, or null when it ended. */
     private long[] thread(long tid) {
-        return text.read(proc + "/self/task/" + tid + "/stat") ? fields() : null;
-    }
-
-    /** {ticks, last PU, -1, -1} from the {@code stat} line in the buffer, or null. */
-    private long[] fields() {
-        // the name, in parentheses, may hold blanks and parentheses: fields count from the last ')'
-        int i = text.len;
-        while (i > 0 && text.buf[i - 1] != ')') i--;
-        if (i == 0) return null;
-        long utime = -1, stime = -1, cpu = -1;
-        for (int field = 3; field <= 39 && i < text.len; field++) {
-            while (i < text.len && text.buf[i] == ' ') i++;
-            if (field == 14 || field == 15 || field == 39) {
-                long v = text.number(i);
-                if (field == 14) utime = v;
-                else if (field == 15) stime = v;
-                else cpu = v;
-            }
-            while (i < text.len && text.buf[i] != ' ') i++;
-        }
-        if (utime < 0 || stime < 0 || cpu < 0) return null;
-        return new long[] {utime + stime, cpu, -1, -1};
+        return text.read(proc + "/self/task/" + tid + "/stat") ? text.threadStat() : null;
     }
 }

@@ -5,6 +5,7 @@ import io.qv4j.agent.cli.shared.JsonValues;
 import io.qv4j.agent.cli.shared.Targets;
 import io.qv4j.agent.cli.shared.Terminal;
 import io.qv4j.agent.load.PuLoad;
+import io.qv4j.agent.load.TaskReader;
 import io.qv4j.agent.node.Claims;
 import io.qv4j.agent.platform.TopologyInput;
 import io.qv4j.agent.report.Json;
@@ -12,10 +13,8 @@ import io.qv4j.topology.CpuSet;
 import io.qv4j.topology.Topology;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.PrintStream;
 import java.nio.channels.SeekableByteChannel;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
@@ -59,8 +58,9 @@ final class StatusWatch {
     private final PrintStream err;
     private final Topology topology;
     private final Path proc;
-    private long[][] lastStat; // per PU: busy, total
-    private final Map<String, long[]> lastThread = new HashMap<>(); // pid/tid -> taskStat's numbers, then when read (nanoTime)
+    private final TaskReader tasks;
+    private long[][] lastStat; // per PU: busy, all ticks
+    private final Map<String, long[]> lastThread = new HashMap<>(); // pid/tid -> TaskReader.task's numbers, then when read (nanoTime)
     private final Map<String, double[]> lastPool = new HashMap<>(); // pid/pool id -> completed tasks, report time (ms), rate
     private final List<Path> touched = new ArrayList<>();
     private final Map<String, Claims> observers = new HashMap<>(); // claims directory -> an observer of it
@@ -82,6 +82,7 @@ final class StatusWatch {
             Topology topology, Path proc, Reader reader) {
         this.topology = topology;
         this.proc = proc;
+        this.tasks = new TaskReader(proc);
         this.reader = reader;
         this.pids = new ArrayList<>(pids);
         this.named = named;
@@ -222,7 +223,7 @@ final class StatusWatch {
      * each worker's wait share is over the time since its last reading.
      */
     Map<String, Object> view(Map<Long, Map<String, Object>> statuses, long nanos) {
-        long[][] stat = procStat(proc);
+        long[][] stat = tasks.puTicks();
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("time", System.currentTimeMillis());
         m.put("interval", interval);
@@ -315,7 +316,7 @@ final class StatusWatch {
         w.put("tid", tid);
         w.put("planned", t.get("cpuset"));
         w.put("cpus", t.get("kernel"));
-        long[] now = taskStat(proc, pid, tid);
+        long[] now = tasks.task(pid, tid);
         w.put("pu", now == null ? null : now[2]);
         long[] before = lastThread.get(pid + "/" + tid);
         w.put("load", now == null || before == null ? null : round((now[0] - before[0]) / (100.0 * interval)));
@@ -330,7 +331,7 @@ final class StatusWatch {
     }
 
     /**
-     * The share of the time from the reading {@code before} (taskStat's numbers, then when it was
+     * The share of the time from the reading {@code before} ({@link TaskReader#task}'s numbers, then when it was
      * taken) to {@code nanos} that the thread waited on a run queue, 0 to 1 (schedstat's second
      * field counts nanoseconds), to 0.001 as the agent's report has it (so that 0.199 is not taken
      * for {@link PuLoad#WAIT}); null without an earlier reading, a wait time or any time between.
@@ -366,65 +367,6 @@ final class StatusWatch {
             if (!mine.equals("-") && !mine.isEmpty()) all = all.andNot(CpuSet.parse(mine));
         }
         return all.toString();
-    }
-
-    /** Per PU from PROC/stat: {busy, total} jiffies; null where the line is missing. */
-    static long[][] procStat(Path proc) {
-        List<long[]> rows = new ArrayList<>();
-        try {
-            for (String line : Files.readAllLines(proc.resolve("stat"))) {
-                if (!line.startsWith("cpu") || line.startsWith("cpu ")) continue;
-                String[] f = line.trim().split("\\s+");
-                int pu = Integer.parseInt(f[0].substring(3));
-                long total = 0;
-                for (int i = 1; i < f.length && i <= 8; i++) total += Long.parseLong(f[i]);
-                long idle = Long.parseLong(f[4]) + (f.length > 5 ? Long.parseLong(f[5]) : 0);
-                while (rows.size() <= pu) rows.add(null);
-                rows.set(pu, new long[] {total - idle, total});
-            }
-        } catch (IOException | RuntimeException e) {
-            return new long[0][];
-        }
-        return rows.toArray(new long[0][]);
-    }
-
-    /**
-     * A thread's {utime + stime in ticks, migrations (-1 unknown), last PU, nanoseconds waited on a
-     * run queue (-1 unknown)} from {@code PROC/PID/task/TID}, or null when it is gone.
-     */
-    static long[] taskStat(Path proc, long pid, long tid) {
-        Path task = proc.resolve(Long.toString(pid)).resolve("task").resolve(Long.toString(tid));
-        try {
-            String s = head(task.resolve("stat"));
-            String[] f = s.substring(s.lastIndexOf(')') + 2).split(" ");
-            long cpu = Long.parseLong(f[11]) + Long.parseLong(f[12]);
-            long pu = Long.parseLong(f[36]);
-            long migrations = -1;
-            try {
-                for (String line : head(task.resolve("sched")).split("\n")) {
-                    if (line.startsWith("se.nr_migrations")) migrations = Long.parseLong(line.substring(line.indexOf(':') + 1).strip());
-                }
-            } catch (IOException | RuntimeException noSchedDebug) {
-                // counted from the last PU instead
-            }
-            long waited = -1;
-            try {
-                // on the CPU, waiting on a run queue (ns), time slices: the kernel's schedstats, on since 2.6.23
-                waited = Long.parseLong(head(task.resolve("schedstat")).strip().split(" ")[1]);
-            } catch (IOException | RuntimeException noSchedstat) {
-                // no wait share for this thread
-            }
-            return new long[] {cpu, migrations, pu, waited};
-        } catch (IOException | RuntimeException e) {
-            return null;
-        }
-    }
-
-    /** A {@code /proc} file of a thread, its first 16 KiB at most (stat, sched and schedstat are far smaller). */
-    private static String head(Path p) throws IOException {
-        try (InputStream in = Files.newInputStream(p)) {
-            return new String(in.readNBytes(16 << 10), StandardCharsets.ISO_8859_1);
-        }
     }
 
     private static double round(double v) {
