@@ -45,7 +45,7 @@ public final class StatusCommand {
             rest.remove(w);
             watch = 1;
             if (w < rest.size() && rest.get(w).matches("[0-9]+(\\.[0-9]+)?")) watch = Double.parseDouble(rest.remove(w));
-            if (watch < 0.1 || watch > 3600) throw new UsageException("status: --watch " + StatusWatch.fmt(watch) + " is not an interval of 0.1 to 3600 seconds");
+            if (watch < 0.1 || watch > 3600) throw new UsageException("status: --watch " + WatchText.fmt(watch) + " is not an interval of 0.1 to 3600 seconds");
         }
         Args args = Args.parse("status", rest, Set.of("--format", "--count"), Set.of(), true);
         String format = args.choice("--format", "text", "text", "json", "svg");
