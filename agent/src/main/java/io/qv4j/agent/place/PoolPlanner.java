@@ -10,7 +10,6 @@ import io.qv4j.api.PlacementSpec;
 import io.qv4j.api.Scope;
 import io.qv4j.split.Slots;
 import io.qv4j.topology.CpuSet;
-
 import io.qv4j.topology.HwObject;
 import io.qv4j.topology.HwType;
 
