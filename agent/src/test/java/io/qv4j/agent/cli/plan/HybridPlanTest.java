@@ -2,7 +2,6 @@ package io.qv4j.agent.cli.plan;
 
 import io.qv4j.agent.cli.Main;
 import io.qv4j.agent.report.JsonReader;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Test;
@@ -27,10 +26,10 @@ class HybridPlanTest {
     private static final String LAPTOP = "20em64t-hybrid-1p6c2t+2ca4co1t";
 
     /** The input flags for the laptop: {@code --fsroot DIR} for the dump, {@code --input FILE} for the XML. */
-    private static List<String> laptop(String source, Path tmp) throws Exception {
+    private static List<String> laptop(String source) throws Exception {
         Path fixtures = TopologyFixtureTest.fixtures();
         if (source.equals("xml")) return List.of("--input", fixtures.resolve("xml/" + LAPTOP + ".xml").toString());
-        return List.of("--fsroot", TopologyFixtureTest.unpack(fixtures.resolve("sysfs/" + LAPTOP + ".tar.bz2"), tmp).toString());
+        return List.of("--fsroot", TopologyFixtureTest.dump(fixtures.resolve("sysfs/" + LAPTOP + ".tar.bz2")).toString());
     }
 
     /** Each task's cpus, as {@code plan --format json} prints them. */
@@ -48,29 +47,29 @@ class HybridPlanTest {
 
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"sysfs", "xml"})
-    void aPoolOfFourGoesOnThePerformanceCores(String source, @TempDir Path tmp) throws Exception {
-        assertEquals(List.of("0-1", "2-3", "6-7", "8-9"), plan(laptop(source, tmp), "--split-at", "core", "--tasks", "4"));
+    void aPoolOfFourGoesOnThePerformanceCores(String source) throws Exception {
+        assertEquals(List.of("0-1", "2-3", "6-7", "8-9"), plan(laptop(source), "--split-at", "core", "--tasks", "4"));
     }
 
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"sysfs", "xml"})
-    void kindEfficiencyPutsItOnTheEfficiencyCores(String source, @TempDir Path tmp) throws Exception {
-        assertEquals(List.of("12", "14", "16", "18"), plan(laptop(source, tmp), "--split-at", "core", "--kind", "efficiency", "--tasks", "4"));
-        assertEquals(List.of("12", "14", "16", "18"), plan(laptop(source, tmp), "--options", "split-at=core,kind=0", "--tasks", "4"));
+    void kindEfficiencyPutsItOnTheEfficiencyCores(String source) throws Exception {
+        assertEquals(List.of("12", "14", "16", "18"), plan(laptop(source), "--split-at", "core", "--kind", "efficiency", "--tasks", "4"));
+        assertEquals(List.of("12", "14", "16", "18"), plan(laptop(source), "--options", "split-at=core,kind=0", "--tasks", "4"));
     }
 
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"sysfs", "xml"})
-    void aPoolOfFourteenHasTasksZeroToFiveOnPerformanceCoresAndTheRestOnEfficiencyCores(String source, @TempDir Path tmp) throws Exception {
-        List<String> cpus = plan(laptop(source, tmp), "--split-at", "core", "--tasks", "14");
+    void aPoolOfFourteenHasTasksZeroToFiveOnPerformanceCoresAndTheRestOnEfficiencyCores(String source) throws Exception {
+        List<String> cpus = plan(laptop(source), "--split-at", "core", "--tasks", "14");
         assertEquals(List.of("0-1", "2-3", "4-5", "6-7", "8-9", "10-11"), cpus.subList(0, 6));
         assertEquals(List.of("12", "13", "14", "15", "16", "17", "18", "19"), cpus.subList(6, 14));
     }
 
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"sysfs", "xml"})
-    void kindAnyIsTheSplitThatIgnoresKinds(String source, @TempDir Path tmp) throws Exception {
-        assertEquals(List.of("0-1", "6-7", "12", "16"), plan(laptop(source, tmp), "--split-at", "core", "--kind", "any", "--tasks", "4"));
+    void kindAnyIsTheSplitThatIgnoresKinds(String source) throws Exception {
+        assertEquals(List.of("0-1", "6-7", "12", "16"), plan(laptop(source), "--split-at", "core", "--kind", "any", "--tasks", "4"));
     }
 
     /** Three kinds (2, 4 and 6 cores, efficiency 2 the fastest): a pool of 4 takes the fastest kind's 2 cores, then 2 of the next. */

@@ -19,6 +19,7 @@ import java.net.URL;
 import java.net.URLClassLoader;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -43,6 +44,11 @@ class LstopoSummaryTest {
     private static final String XML = "machine.xml";
 
     static Method summarize;
+    /** Each dump unpacked and read by lstopo once for all the tests of this class (a run costs seconds). */
+    @TempDir
+    static Path shared;
+    private static final Map<Path, Path> READ = new HashMap<>();
+    private static Boolean hasHwloc;
 
     /** Compiled once, in-process: a source-launcher run per fixture would cost a JVM and a javac each. */
     @BeforeAll
@@ -70,27 +76,37 @@ class LstopoSummaryTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("sysfsFixtures")
-    void sysfsFixtureExpectedFileIsTheToolsOutputOnLstoposXml(Path dump, @TempDir Path tmp) throws Exception {
-        lstopoXml(dump, tmp);
-        assertEquals(Files.readString(expectedFile(dump)), summarize.invoke(null, tmp.resolve(XML).toFile()), dump.getFileName().toString());
+    void sysfsFixtureExpectedFileIsTheToolsOutputOnLstoposXml(Path dump) throws Exception {
+        Path read = lstopoXml(dump);
+        assertEquals(Files.readString(expectedFile(dump)), summarize.invoke(null, read.resolve(XML).toFile()), dump.getFileName().toString());
     }
 
     /** Every cache's size as hwloc reads it from the same dump (its XML, through our reader of hwloc XML). */
     @ParameterizedTest(name = "{0}")
     @MethodSource("sysfsFixtures")
-    void sysfsCacheSizesAreLstopos(Path dump, @TempDir Path tmp) throws Exception {
-        Path root = lstopoXml(dump, tmp);
-        Map<String, Long> lstopo = cacheSizes(HwlocXml.read(tmp.resolve(XML)));
+    void sysfsCacheSizesAreLstopos(Path dump) throws Exception {
+        Path read = lstopoXml(dump);
+        Path root = TopologyFixtureTest.dump(dump);
+        Map<String, Long> lstopo = cacheSizes(HwlocXml.read(read.resolve(XML)));
         assertTrue(lstopo.isEmpty() || lstopo.values().stream().anyMatch(size -> size > 0), "lstopo's XML gives sizes: " + lstopo);
         assertEquals(lstopo, cacheSizes(SysfsReader.read(root)), dump.getFileName().toString());
     }
 
-    /** Unpacks {@code dump} under {@code tmp} and writes lstopo's reading of it to {@code tmp/XML}; the dump's root. */
-    private static Path lstopoXml(Path dump, Path tmp) throws Exception {
-        assumeTrue(run("lstopo", "--version").startsWith(HWLOC), "needs " + HWLOC + "x (Debian: hwloc-nox)");
-        Path root = TopologyFixtureTest.unpack(dump, Files.createDirectory(tmp.resolve("dump")));
-        run("lstopo", "-i", root.toString(), "--disallowed", "--of", "xml", tmp.resolve(XML).toString());
-        return root;
+    /** A directory holding lstopo's reading of {@code dump} as {@code XML}, made once. */
+    private static synchronized Path lstopoXml(Path dump) throws Exception {
+        assumeHwloc();
+        Path read = READ.get(dump);
+        if (read == null) {
+            read = Files.createDirectory(shared.resolve("read-" + READ.size()));
+            run("lstopo", "-i", TopologyFixtureTest.dump(dump).toString(), "--disallowed", "--of", "xml", read.resolve(XML).toString());
+            READ.put(dump, read);
+        }
+        return read;
+    }
+
+    private static synchronized void assumeHwloc() throws Exception {
+        if (hasHwloc == null) hasHwloc = run("lstopo", "--version").startsWith(HWLOC);
+        assumeTrue(hasHwloc, "needs " + HWLOC + "x (Debian: hwloc-nox)");
     }
 
     private static Map<String, Long> cacheSizes(Topology t) {
@@ -111,9 +127,9 @@ class LstopoSummaryTest {
     /** Each fixture's {@code NAME.cpukinds} is what lstopo prints of its CPU kinds ({@code --cpukinds}, from the first kind on). */
     @ParameterizedTest(name = "{0}")
     @MethodSource("fixtures")
-    void cpuKindsFileIsLstoposOutput(Path input, @TempDir Path tmp) throws Exception {
-        assumeTrue(run("lstopo", "--version").startsWith(HWLOC), "needs " + HWLOC + "x (Debian: hwloc-nox)");
-        Path in = input.toString().endsWith(".xml") ? input : TopologyFixtureTest.unpack(input, tmp);
+    void cpuKindsFileIsLstoposOutput(Path input) throws Exception {
+        assumeHwloc();
+        Path in = input.toString().endsWith(".xml") ? input : TopologyFixtureTest.dump(input);
         String all = run("lstopo", "-i", in.toString(), "--cpukinds");
         int from = all.indexOf("CPU kind #");
         assertEquals(Files.readString(kindsFile(input)), from < 0 ? "" : all.substring(from), input.getFileName().toString());
