@@ -184,14 +184,10 @@ public final class Neighbours implements Runnable {
         return m;
     }
 
-    /** One period; false when there is nothing to watch. */
-    boolean period() throws InterruptedException {
-        return period(false);
-    }
-
     /**
      * One period, or with {@code quick} one of the short looks after the first pin, which only move
      * workers: releasing and pinning again wait for whole periods, when start-up bursts are over.
+     * False when there is nothing to watch.
      */
     boolean period(boolean quick) throws InterruptedException {
         Env e = placer.env();
@@ -259,7 +255,7 @@ public final class Neighbours implements Runnable {
     }
 
     /**
-     * A roomier piece ({@link #roomier}) of {@code w}'s pool's split, as large as its own, that no pinned pool of this
+     * A roomier piece ({@link MoveTargets#roomier}) of {@code w}'s pool's split, as large as its own, that no pinned pool of this
      * JVM (its own included) and no other JVM holds and that was not left because of others lately: the nearest in the
      * machine's tree, then the least loaded, idle ones before the rest; null when there is none.
      */
@@ -286,7 +282,7 @@ public final class Neighbours implements Runnable {
     }
 
     /**
-     * Waits a random moment and looks again: false when others ran on the target {@link #TAKEN_MILLIS}
+     * Waits a random moment and looks again: false when others ran on the target {@code takenMillis}
      * more since the period's reading than at the period's rate (another JVM moved there).
      */
     private boolean confirm(CpuSet target, PuLoad period, long takenMillis) throws InterruptedException {

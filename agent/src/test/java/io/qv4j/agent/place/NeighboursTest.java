@@ -92,7 +92,7 @@ class NeighboursTest {
         List<Worker> ws = pool(p, 1);
         assertEquals(CpuSet.of(0), ws.get(0).cpuset());
         loads.add(load(new double[] {0.6, 0, 0, 0}, 0.5));
-        assertTrue(n.period());
+        assertTrue(n.period(false));
         assertEquals(List.of("101 1"), binder.others, "core 1 shares package 0 with core 0: nearer than cores 2 and 3");
         assertEquals(CpuSet.of(1), ws.get(0).cpuset());
         assertEquals(1, ws.get(0).moves());
@@ -106,7 +106,7 @@ class NeighboursTest {
         Neighbours n = watcher(p);
         List<Worker> ws = pool(p, 1);
         loads.add(load(new double[] {0.5, 0.15}, 0.5)); // no idle PU, but PU 1 is 35 points quieter
-        assertTrue(n.period());
+        assertTrue(n.period(false));
         assertEquals(List.of("101 1"), binder.others);
         assertEquals(CpuSet.of(1), ws.get(0).cpuset());
     }
@@ -117,7 +117,7 @@ class NeighboursTest {
         Neighbours n = watcher(p);
         pool(p, 1);
         loads.add(load(new double[] {0.6, 0.2, 0, 0.3}, 0.5)); // core 1 shares package 0 but is 20 % busy; core 2 is idle
-        assertTrue(n.period());
+        assertTrue(n.period(false));
         assertEquals(List.of("101 2"), binder.others);
     }
 
@@ -127,7 +127,7 @@ class NeighboursTest {
         Neighbours n = watcher(p);
         List<Worker> ws = pool(p, 1);
         for (int i = 0; i < 4; i++) loads.add(load(new double[] {0.35, 0.15}, 0.3));
-        for (int i = 0; i < 4; i++) assertTrue(n.period());
+        for (int i = 0; i < 4; i++) assertTrue(n.period(false));
         assertEquals(List.of(), binder.others, "20 points quieter is not 25: neither a move nor a release");
         assertEquals(CpuSet.of(0), ws.get(0).cpuset());
     }
@@ -138,7 +138,7 @@ class NeighboursTest {
         Neighbours n = watcher(p);
         List<Worker> ws = pool(p, 2);
         for (int i = 0; i < 10; i++) loads.add(load(new double[] {0.05, 0, 0.05, 0}, 0.5, 0.5)); // a GC or JIT burst: waits, but others' load is low
-        for (int i = 0; i < 10; i++) assertTrue(n.period());
+        for (int i = 0; i < 10; i++) assertTrue(n.period(false));
         assertEquals(List.of(), binder.others);
         assertEquals(0, ws.get(0).moves() + ws.get(1).moves());
     }
@@ -149,7 +149,7 @@ class NeighboursTest {
         Neighbours n = watcher(p);
         pool(p, 1);
         loads.add(load(new double[] {0.9, 0, 0, 0}, 0.05)); // an I/O worker, rarely runnable
-        assertTrue(n.period());
+        assertTrue(n.period(false));
         assertEquals(List.of(), binder.others);
     }
 
@@ -182,21 +182,21 @@ class NeighboursTest {
         List<Worker> ws = pool(p, 2);
         Pool pool = ws.get(0).pool;
         loads.add(load(new double[] {0.5, 0}, 0.5, 0));
-        assertTrue(n.period());
+        assertTrue(n.period(false));
         assertEquals(List.of(), binder.others, "one contended period is not enough to give up pinning");
         loads.add(load(new double[] {0.5, 0}, 0.5, 0));
-        assertTrue(n.period());
+        assertTrue(n.period(false));
         assertEquals(Set.of("101 0-1", "102 0-1"), new HashSet<>(binder.others));
         assertTrue(pool.released());
         assertEquals(1, n.report().get("releases"));
         binder.others.clear();
         loads.add(load(new double[] {0.5, 0}));
-        assertTrue(n.period());
+        assertTrue(n.period(false));
         assertEquals(List.of(), binder.others, "still busy: stays released");
         for (int i = 0; i < Neighbours.QUIET_PERIODS << 1; i++) loads.add(load(new double[] {0, 0}));
-        for (int i = 1; i < Neighbours.QUIET_PERIODS << 1; i++) assertTrue(n.period());
+        for (int i = 1; i < Neighbours.QUIET_PERIODS << 1; i++) assertTrue(n.period(false));
         assertEquals(List.of(), binder.others, "the quiet time doubles after a release");
-        assertTrue(n.period());
+        assertTrue(n.period(false));
         assertFalse(pool.released());
         assertEquals(2, binder.others.size(), binder.others.toString());
         assertEquals(CpuSet.parse("0-1"), ws.get(0).cpuset().or(ws.get(1).cpuset()));
@@ -210,10 +210,10 @@ class NeighboursTest {
         loads.add(load(new double[] {0.3, 0}, 0.3, 0)); // another JVM's compiler threads, for a moment
         loads.add(load(new double[] {0, 0}, 0, 0));
         loads.add(load(new double[] {0.3, 0}, 0.3, 0));
-        for (int i = 0; i < 3; i++) assertTrue(n.period());
+        for (int i = 0; i < 3; i++) assertTrue(n.period(false));
         assertFalse(ws.get(0).pool.released());
         loads.add(load(new double[] {0.3, 0}, 0.3, 0));
-        assertTrue(n.period());
+        assertTrue(n.period(false));
         assertTrue(ws.get(0).pool.released(), "two contended periods in a row");
     }
 
@@ -223,7 +223,7 @@ class NeighboursTest {
         Neighbours n = watcher(p);
         List<Worker> ws = pool(p, 4);
         loads.add(load(new double[] {0.6, 0.6, 0, 0}, 0.5, 0.5, 0, 0));
-        assertTrue(n.period());
+        assertTrue(n.period(false));
         assertFalse(ws.get(0).pool.released(), "one period, however many of its workers wait");
     }
 
@@ -234,11 +234,11 @@ class NeighboursTest {
         pool(p, 1);
         // another JVM's worker pinned on PU 1, its compiler threads on PU 0 beside this one
         for (int i = 0; i < 4; i++) loads.add(load(new double[] {0.35, 1.0}, 0.33));
-        for (int i = 0; i < 4; i++) assertTrue(n.period());
+        for (int i = 0; i < 4; i++) assertTrue(n.period(false));
         assertEquals(List.of(), binder.others);
         // more than one other thread on its PU: the kernel can do no worse
         for (int i = 0; i < 2; i++) loads.add(load(new double[] {0.7, 1.0}, 0.67));
-        for (int i = 0; i < 2; i++) assertTrue(n.period());
+        for (int i = 0; i < 2; i++) assertTrue(n.period(false));
         assertEquals(List.of("101 0-1"), binder.others);
     }
 
@@ -248,13 +248,13 @@ class NeighboursTest {
         Neighbours n = watcher(p);
         List<Worker> ws = pool(p, 1);
         loads.add(load(new double[] {0.6, 0}, 0.5));
-        assertTrue(n.period());
+        assertTrue(n.period(false));
         assertEquals(List.of("101 1"), binder.others);
         binder.others.clear();
         // a neighbour comes to PU 1 while PU 0 is quiet: no move back onto PU 0 (it may be a neighbour
         // that comes and goes); with no other piece the pool is released instead
         for (int i = 0; i < Neighbours.COOLDOWN_PERIODS + Neighbours.RELEASE_PERIODS; i++) loads.add(load(new double[] {0, 0.6}, 0.5));
-        for (int i = 0; i < Neighbours.COOLDOWN_PERIODS + Neighbours.RELEASE_PERIODS; i++) assertTrue(n.period());
+        for (int i = 0; i < Neighbours.COOLDOWN_PERIODS + Neighbours.RELEASE_PERIODS; i++) assertTrue(n.period(false));
         assertEquals(List.of("101 0-1"), binder.others);
         assertEquals(1, ws.get(0).moves());
     }
@@ -263,6 +263,6 @@ class NeighboursTest {
     void nothingPinnedNothingWatched() throws Exception {
         Placer p = placer(MACHINE);
         Neighbours n = watcher(p);
-        assertFalse(n.period());
+        assertFalse(n.period(false));
     }
 }
