@@ -186,8 +186,8 @@ public final class Neighbours implements Runnable {
 
     /**
      * One period, or with {@code quick} one of the short looks after the first pin, which only move
-     * workers: releasing and pinning again wait for whole periods, when start-up bursts are over.
-     * False when there is nothing to watch.
+     * workers, and only where no other JVM claims PUs of their scope: releasing and pinning again
+     * wait for whole periods, when start-up bursts are over. False when there is nothing to watch.
      */
     boolean period(boolean quick) throws InterruptedException {
         Env e = placer.env();
@@ -207,6 +207,9 @@ public final class Neighbours implements Runnable {
             w.waited = load.waited(w.tid);
             if (w.waited < PuLoad.WAIT || load.mean(w.cpuset) < PuLoad.BUSY) continue;
             if (w.movedAt >= 0 && period - w.movedAt < COOLDOWN_PERIODS) continue;
+            // JVMs that share claims are kept apart by them when they plan; a quick move while another
+            // plans could show it a claim half moved, and it would cut the free PUs into smaller pieces
+            if (quick && !PoolPlanner.othersClaim(e, PoolPlanner.scopeOf(w.pool, e)).isEmpty()) continue;
             CpuSet target = target(w, e, load);
             if (target == null) {
                 if (quick || !MoveTargets.floatingHelps(w, e, load) || contendedPools.put(w.pool, Boolean.TRUE) != null) continue; // a pool's strike once a period
