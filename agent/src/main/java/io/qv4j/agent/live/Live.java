@@ -24,7 +24,8 @@ import java.util.function.Supplier;
  * cost a volatile write when nothing is watching. The work happens on one daemon thread,
  * {@code qv-status}, started once the agent is ready: it publishes first {@link #FIRST_PUBLISH_MILLIS}
  * after start-up (at once after a dynamic attach), then republishes the report at most every
- * {@link #COALESCE_MILLIS} after a change, and registers the MXBean once a platform MBean server
+ * {@link #COALESCE_MILLIS} after a change (longer where a publish is dear: the thread keeps to
+ * 1/{@link #PUBLISH_SHARE} of a PU), and registers the MXBean once a platform MBean server
  * exists (someone uses JMX), never creating one itself. While {@code status --watch} watches this
  * JVM (it touches {@code watch-PID} in the claims directory, owner-only, at each refresh), the
  * report is republished every {@link #WATCH_MILLIS} with the pools' counters; otherwise that costs
@@ -33,6 +34,12 @@ import java.util.function.Supplier;
 public final class Live implements Runnable {
 
     static final long COALESCE_MILLIS = 100;
+    /**
+     * A publish is followed by at least this many times its own cost before the next: the report
+     * grows with the pools (up to {@code Report}'s limit) and serialising it every 100 ms while
+     * pools come and go took a quarter of the churn benchmark's time on 2 PUs.
+     */
+    static final int PUBLISH_SHARE = 20;
     /** Nothing is published sooner after start-up: a short run pays nothing for being watchable. */
     static final long FIRST_PUBLISH_MILLIS = 1000;
     static final long MX_POLL_MILLIS = 1000;
@@ -201,6 +208,11 @@ public final class Live implements Runnable {
         return r == null ? null : r.get();
     }
 
+    /** How long to gather changes before the next publish, given what the last one cost. */
+    static long pauseAfter(long publishNanos) {
+        return Math.max(COALESCE_MILLIS, PUBLISH_SHARE * Math.max(0, publishNanos) / 1_000_000L);
+    }
+
     @Override
     public void run() {
         try {
@@ -213,6 +225,7 @@ public final class Live implements Runnable {
         }
         boolean mx = false;
         boolean watching = false;
+        long pause = COALESCE_MILLIS;
         long nextMx = System.nanoTime() + MX_POLL_MILLIS * 1_000_000L;
         while (true) {
             try {
@@ -230,10 +243,12 @@ public final class Live implements Runnable {
                     nextMx = System.nanoTime() + MX_POLL_MILLIS * 1_000_000L;
                 }
                 if (dirty) {
-                    Thread.sleep(COALESCE_MILLIS);
+                    Thread.sleep(pause);
                     dirty = false;
+                    long t0 = System.nanoTime();
                     Map<String, Object> m = snapshot();
                     if (m != null) AgentProps.put(props, AgentProps.REPORT, Json.write(m));
+                    pause = pauseAfter(System.nanoTime() - t0);
                 }
             } catch (InterruptedException e) {
                 return;
