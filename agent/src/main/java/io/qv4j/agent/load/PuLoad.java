@@ -13,7 +13,8 @@ import java.util.Map;
  * is known exactly: others' load over all PUs together is the PUs' busy time less the whole JVM's
  * CPU time (threads that ended included), so where the JVM's floating threads ran elsewhere than
  * they were last seen (its start-up, on a machine of many PUs) what is left over is scaled down to
- * that total, and a JVM alone on the machine sees no one else. Immutable.
+ * that total, and a JVM alone on the machine sees no one else. For the same threads, the
+ * fraction of the window each ran. Immutable.
  */
 public final class PuLoad {
 
@@ -33,17 +34,24 @@ public final class PuLoad {
 
     private final double[] foreign;
     private final Map<Long, Double> waited;
+    private final Map<Long, Double> ran;
     private final long nanos;
 
-    PuLoad(double[] foreign, Map<Long, Double> waited, long nanos) {
+    PuLoad(double[] foreign, Map<Long, Double> waited, Map<Long, Double> ran, long nanos) {
         this.foreign = foreign;
         this.waited = waited;
+        this.ran = ran;
         this.nanos = nanos;
     }
 
     /** For tests and tools: each PU's load from others by OS index, and the threads' wait shares. */
     public static PuLoad of(double[] foreign, Map<Long, Double> waited, long nanos) {
-        return new PuLoad(foreign.clone(), Map.copyOf(waited), nanos);
+        return of(foreign, waited, Map.of(), nanos);
+    }
+
+    /** The same with the threads' run shares. */
+    public static PuLoad of(double[] foreign, Map<Long, Double> waited, Map<Long, Double> ran, long nanos) {
+        return new PuLoad(foreign.clone(), Map.copyOf(waited), Map.copyOf(ran), nanos);
     }
 
     /** The view from reading {@code a} to the later reading {@code b}. */
@@ -51,6 +59,7 @@ public final class PuLoad {
         int n = b.busy().length;
         double[] own = new double[n];
         Map<Long, Double> waited = new HashMap<>();
+        Map<Long, Double> ran = new HashMap<>();
         long window = Math.max(1, b.nanos() - a.nanos());
         for (Map.Entry<Long, long[]> e : b.threads().entrySet()) {
             long[] now = e.getValue();
@@ -64,6 +73,9 @@ public final class PuLoad {
             }
             if (now[3] >= 0 && before != null && before[3] >= 0 && now[3] >= before[3]) {
                 waited.put(e.getKey(), Math.min(1.0, (now[3] - before[3]) / (double) window));
+            }
+            if (now[2] >= 0 && before != null && before[2] >= 0 && now[2] >= before[2]) {
+                ran.put(e.getKey(), Math.min(1.0, (now[2] - before[2]) / (double) window));
             }
         }
         double[] left = new double[n];
@@ -82,7 +94,7 @@ public final class PuLoad {
             long all = b.all()[i] - (i < a.all().length ? a.all()[i] : 0);
             foreign[i] = all <= 0 ? 0 : Math.min(1, left[i] * scale / all);
         }
-        return new PuLoad(foreign, waited, window);
+        return new PuLoad(foreign, waited, ran, window);
     }
 
     /** PU {@code pu}'s load from others over the window, 0 to 1 (0 for a PU never read). */
@@ -121,6 +133,12 @@ public final class PuLoad {
     public double waited(long tid) {
         Double w = waited.get(tid);
         return w == null ? -1 : w;
+    }
+
+    /** The share of the window thread {@code tid} ran, or -1 when not measured. */
+    public double ran(long tid) {
+        Double r = ran.get(tid);
+        return r == null ? -1 : r;
     }
 
     /** The window's length in milliseconds. */

@@ -79,6 +79,20 @@ class LoadMeterTest {
     }
 
     @Test
+    void aThreadsRunShareIsItsRunTimeOverTheWindowForTheThreadsAsked() throws Exception {
+        LoadMeter m = new LoadMeter(proc.toString());
+        stat(new long[] {0, 0, 0});
+        thread(11, "critical-loop-0", 0, 0, 0, 1_000, 0);
+        LoadMeter.Sample a = m.sample(new long[] {11});
+        thread(11, "critical-loop-0", 0, 0, 0, 1_000 + 100_000_000L, 0);
+        LoadMeter.Sample now = m.sample(new long[] {11});
+        LoadMeter.Sample b = new LoadMeter.Sample(a.nanos() + 1_000_000_000L, now.busy(), a.all(), now.threads(), -1);
+        PuLoad l = PuLoad.between(a, b);
+        assertEquals(0.1, l.ran(11), 1e-9, "100 ms run in a window of 1 s");
+        assertEquals(-1, l.ran(12), "no such thread: not measured");
+    }
+
+    @Test
     void aThreadNameWithBlanksAndParenthesesIsReadFromItsLastParenthesis() throws Exception {
         LoadMeter m = new LoadMeter(proc.toString());
         stat(new long[] {0, 0, 100}, new long[] {0, 0, 100});

@@ -265,4 +265,41 @@ class NeighboursTest {
         Neighbours n = watcher(p);
         assertFalse(n.period(false));
     }
+
+    /** No load from others; the run shares of tids 101, 102, ... */
+    static PuLoad ran(int pus, double... shares) {
+        Map<Long, Double> r = new HashMap<>();
+        for (int i = 0; i < shares.length; i++) r.put(101L + i, shares[i]);
+        return PuLoad.of(new double[pus], Map.of(), r, 500_000_000L);
+    }
+
+    @Test
+    void theWatchersOwnLooksRunOffThePuOfAWorkerThatMostlyWaitsBesideOneThatComputes() throws Exception {
+        Placer p = placer(TWO);
+        Neighbours n = watcher(p);
+        List<Worker> ws = pool(p, 2);
+        binder.calls.clear();
+        loads.add(ran(2, 0.1, 1.0));
+        assertTrue(n.period(true));
+        assertEquals(List.of(CpuSet.of(1)), binder.calls, "worker 101 on pu 0 ran 10 % of the window: the watcher binds itself to pu 1");
+        assertEquals(List.of(), binder.others, "no worker moved");
+        loads.add(ran(2, 0.1, 1.0));
+        assertTrue(n.period(false));
+        assertEquals(List.of(CpuSet.of(1)), binder.calls, "already there: no second call");
+        loads.add(ran(2, 0.9, 1.0));
+        assertTrue(n.period(false));
+        assertEquals(List.of(CpuSet.of(1), CpuSet.of(0, 1)), binder.calls, "neither waits now: back to the whole scope");
+        assertEquals(CpuSet.of(0), ws.get(0).cpuset());
+    }
+
+    @Test
+    void whereEveryPinnedWorkerWaitsTheWatcherStaysWhereItWas() throws Exception {
+        Placer p = placer(TWO);
+        Neighbours n = watcher(p);
+        pool(p, 2);
+        binder.calls.clear();
+        loads.add(ran(2, 0.1, 0.0));
+        assertTrue(n.period(false));
+        assertEquals(List.of(), binder.calls, "no pu without a waiting worker: its mask is left as it started");
+    }
 }
