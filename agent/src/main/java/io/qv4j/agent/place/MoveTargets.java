@@ -15,13 +15,23 @@ final class MoveTargets {
     }
 
     /**
-     * Whether a worker on {@code here} would wait less on {@code c}: others leave {@code c} idle, or
-     * keep it at least {@link PuLoad#BUSY} less busy. The second: a host whose background keeps
-     * every PU 15 % busy has no idle PU, yet a worker beside a spinning neighbour gains by leaving.
+     * At a quick look, the margin by which another piece must be less busy: in the first half second
+     * after a pin the other PU carries the start-up of a JVM started beside this one (its compiler
+     * threads: 22-40 % of a PU here), which passes, while the worker shares its own PU with that
+     * JVM's worker (others 45-55 %, itself waiting half the time), which does not. With the
+     * period's margin such pairs stayed together past the quick looks.
      */
-    static boolean roomier(PuLoad load, CpuSet c, CpuSet here) {
+    static final double QUICK_MARGIN = 0.10;
+
+    /**
+     * Whether a worker on {@code here} would wait less on {@code c}: others leave {@code c} idle, or
+     * keep it at least {@code margin} less busy ({@link PuLoad#BUSY} at a period, {@link #QUICK_MARGIN}
+     * at a quick look). The second: a host whose background keeps every PU 15 % busy has no idle
+     * PU, yet a worker beside a spinning neighbour gains by leaving.
+     */
+    static boolean roomier(PuLoad load, CpuSet c, CpuSet here, double margin) {
         double there = load.mean(c);
-        return there <= PuLoad.IDLE || there <= load.mean(here) - PuLoad.BUSY;
+        return there <= PuLoad.IDLE || there <= load.mean(here) - margin;
     }
 
     /**

@@ -19,17 +19,16 @@ import java.util.concurrent.ThreadPoolExecutor;
 /**
  * Busy neighbours (DESIGN.md §7.1): the {@code qv-neighbours} thread, the agent's own, looks every
  * period (about {@code neighbours=}, jittered by ±20 % so that JVMs drift apart), and a few times
- * sooner right after the first pin, at how long each pinned worker waited for its PU. A worker that waited {@link PuLoad#WAIT} of the period on a PU
- * others keep {@link PuLoad#BUSY} is moved, by its kernel thread id, to a roomier piece of its pool's
- * split nobody holds (idle, or clearly less busy), the nearest first; with none, after {@link #RELEASE_PERIODS} such periods
- * in a row its pool is released to its scope for the kernel to
- * balance, and pinned again once it fits on idle PUs for a quiet time that doubles with each release. A PU left because of others is not a target
- * for {@link #AVOID_PERIODS}, a moved worker stays put for {@link #COOLDOWN_PERIODS}, and a move
- * waits a random moment and looks again that its target is still idle: another JVM moving at the
- * same instant takes it first rather than both swapping forever. Idle (parked) while no worker is pinned.
- * The watcher's own looks run off the PUs of pinned workers that wait more than they run
- * ({@link #WAITING_BELOW}), where it can: a look takes a millisecond or two of CPU, and a waking
- * worker that finds it on its PU waits for it.
+ * sooner right after the first pin, at how long each pinned worker waited for its PU. A worker
+ * that waited {@link PuLoad#WAIT} of the period on a PU others keep {@link PuLoad#BUSY} is moved,
+ * by its kernel thread id, to a roomier piece of its pool's split nobody holds (idle, or clearly
+ * less busy), the nearest first; with none, after {@link #RELEASE_PERIODS} such periods in a row
+ * its pool is released to its scope for the kernel to balance, and pinned again once it fits on
+ * idle PUs for a quiet time that doubles with each release. A PU left because of others is not a
+ * target for {@link #AVOID_PERIODS}, a moved worker stays put for {@link #COOLDOWN_PERIODS}, and a
+ * move waits a random moment and looks again that its target is still idle: another JVM moving
+ * at the same instant takes it first rather than both swapping forever. Parked while no worker is
+ * pinned. Its own looks run off the PUs of pinned workers that mostly wait ({@link #WAITING_BELOW}).
  */
 public final class Neighbours implements Runnable {
 
@@ -46,7 +45,9 @@ public final class Neighbours implements Runnable {
     /**
      * The first reading after a worker is pinned (a JVM that ends sooner reads nothing), and the
      * first look after it: two JVMs that share no claims and planned at the same instant may have
-     * taken the same PU, and are parted within about {@code FIRST_READING + FIRST_LOOK +} {@link #CONFIRM_MILLIS}.
+     * taken the same PU, and are parted within about {@code FIRST_READING + FIRST_LOOK} and a
+     * confirming wait ({@link #CONFIRM_SLOTS}); after a quick look that moved a worker the next comes
+     * {@code FIRST_LOOK} later again ({@link #LOOKS_AGAIN} times): where both moved to one PU, it parts them.
      */
     static final long FIRST_READING_MILLIS = 10;
     static final long FIRST_LOOK_MILLIS = 40;
@@ -54,13 +55,18 @@ public final class Neighbours implements Runnable {
     static final int QUIET_PERIODS = 2;
     static final int MAX_QUIET_PERIODS = 128;
     /**
-     * A move waits up to {@link #CONFIRM_MILLIS}, at random, then looks again at its target: taken
-     * when others ran there {@link #TAKEN_MILLIS} more since the period's reading than at the
-     * period's rate (two ticks: another JVM's worker that moved there first; a host's steady
-     * background is not). Two JVMs that decide at the same instant thus mostly move at different
-     * ones, and the later one sees the earlier; where both moved, the next look parts them.
+     * A move waits one of {@link #CONFIRM_SLOTS} moments {@link #CONFIRM_SLOT_MILLIS} apart, at random
+     * (plus up to {@link #CONFIRM_JITTER_MILLIS}), then looks again at its target: taken when others
+     * ran there {@link #TAKEN_MILLIS} more since the period's reading than at the period's rate (two
+     * ticks: another JVM's worker that moved there first; a host's steady background is not). Two
+     * JVMs that decide at the same instant move at moments at least 15 ms apart but one time in
+     * five, and the later sees the earlier ({@code /proc/stat} counts 10 ms ticks); a wait drawn
+     * from 0-100 ms put two moves within 20 ms of each other one time in three.
      */
-    static final long CONFIRM_MILLIS = 100;
+    static final int CONFIRM_SLOTS = 5;
+    static final long CONFIRM_SLOT_MILLIS = 20;
+    static final long CONFIRM_JITTER_MILLIS = 5;
+    static final int LOOKS_AGAIN = 3;
     static final long TAKEN_MILLIS = 20;
     /** After a quick look one tick will do: a tick of noise costs a stay until the next look, a few tens of milliseconds away. */
     static final long TAKEN_QUICK_MILLIS = 10;
@@ -160,6 +166,7 @@ public final class Neighbours implements Runnable {
     @Override
     public void run() {
         long quick = 0; // the wait before the next quick look; 0: a period
+        int lookAgain = 0;
         while (true) {
             try {
                 if (!watching) {
@@ -169,15 +176,19 @@ public final class Neighbours implements Runnable {
                     Thread.sleep(Math.min(FIRST_READING_MILLIS, periodMillis));
                     period(true);
                     quick = FIRST_LOOK_MILLIS;
+                    lookAgain = LOOKS_AGAIN;
                 }
                 boolean soon = quick > 0 && quick < periodMillis;
                 Thread.sleep(soon ? quick : Math.round(periodMillis * (0.8 + 0.4 * random(1000) / 1000.0)));
                 quick = soon ? quick * 2 : 0;
+                int movesBefore = moves;
                 if (!period(soon)) {
                     watching = false;
                     readings.reset();
                     if (!watched(new ArrayList<>(), new ArrayList<>(), new ArrayList<>())) continue;
                     watching = true; // pinned between the period and now
+                } else if (soon && moves != movesBefore && lookAgain-- > 0) {
+                    quick = FIRST_LOOK_MILLIS;
                 }
             } catch (InterruptedException e) {
                 return;
@@ -223,7 +234,7 @@ public final class Neighbours implements Runnable {
             // JVMs that share claims are kept apart by them when they plan; a quick move while another
             // plans could show it a claim half moved, and it would cut the free PUs into smaller pieces
             if (quick && !PoolPlanner.othersClaim(e, PoolPlanner.scopeOf(w.pool, e)).isEmpty()) continue;
-            CpuSet target = target(w, e, load);
+            CpuSet target = target(w, e, load, quick ? MoveTargets.QUICK_MARGIN : PuLoad.BUSY);
             if (target == null) {
                 if (quick || !MoveTargets.floatingHelps(w, e, load) || contendedPools.put(w.pool, Boolean.TRUE) != null) continue; // a pool's strike once a period
                 if (strikes.merge(w.pool, 1, Integer::sum) >= RELEASE_PERIODS && release(w.pool, e, why(w, load))) strikes.remove(w.pool);
@@ -293,7 +304,7 @@ public final class Neighbours implements Runnable {
      * JVM (its own included) and no other JVM holds and that was not left because of others lately: the nearest in the
      * machine's tree, then the least loaded, idle ones before the rest; null when there is none.
      */
-    private CpuSet target(Worker w, Env e, PuLoad load) {
+    private CpuSet target(Worker w, Env e, PuLoad load, double margin) {
         Pool p = w.pool;
         CpuSet scope = PoolPlanner.scopeOf(p, e);
         List<CpuSet> cut = placer.planner().cut(p, e, scope);
@@ -304,7 +315,7 @@ public final class Neighbours implements Runnable {
         List<CpuSet> idle = new ArrayList<>();
         List<CpuSet> roomier = new ArrayList<>();
         for (CpuSet c : cut) {
-            if (c.cardinality() != w.cpuset.cardinality() || c.intersects(taken) || avoided(c) || !MoveTargets.roomier(load, c, w.cpuset)) continue;
+            if (c.cardinality() != w.cpuset.cardinality() || c.intersects(taken) || avoided(c) || !MoveTargets.roomier(load, c, w.cpuset, margin)) continue;
             (load.mean(c) <= PuLoad.IDLE ? idle : roomier).add(c);
         }
         return MoveTargets.nearest(w.cpuset, idle.isEmpty() ? roomier : idle, load, e.topology());
@@ -320,7 +331,7 @@ public final class Neighbours implements Runnable {
      * more since the period's reading than at the period's rate (another JVM moved there).
      */
     private boolean confirm(CpuSet target, PuLoad period, long takenMillis) throws InterruptedException {
-        Thread.sleep(random(CONFIRM_MILLIS + 1));
+        Thread.sleep(CONFIRM_SLOT_MILLIS * random(CONFIRM_SLOTS) + random(CONFIRM_JITTER_MILLIS + 1));
         PuLoad recent = readings.since();
         return recent == null || (recent.mean(target) - period.mean(target)) * recent.millis() < takenMillis;
     }

@@ -302,4 +302,19 @@ class NeighboursTest {
         assertTrue(n.period(false));
         assertEquals(List.of(), binder.calls, "no pu without a waiting worker: its mask is left as it started");
     }
+
+    @Test
+    void aQuickLookMovesAWorkerBesideAnotherJvmsSpinnerToAPuOnlyFifteenPointsQuieterAPeriodDoesNot() throws Exception {
+        // the other PU carries the other JVM's start-up (its compiler threads), which passes
+        Placer p = placer(TWO);
+        Neighbours n = watcher(p);
+        List<Worker> ws = pool(p, 1);
+        assertEquals(CpuSet.of(0), ws.get(0).cpuset());
+        loads.add(load(new double[] {0.48, 0.33}, 0.5));
+        assertTrue(n.period(false));
+        assertEquals(List.of(), binder.others, "15 points quieter is not the period's 25");
+        loads.add(load(new double[] {0.48, 0.33}, 0.5));
+        assertTrue(n.period(true));
+        assertEquals(List.of("101 1"), binder.others, "a quick look's margin is " + MoveTargets.QUICK_MARGIN);
+    }
 }
