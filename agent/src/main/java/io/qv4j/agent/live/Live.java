@@ -36,7 +36,7 @@ public final class Live implements Runnable {
     static final long COALESCE_MILLIS = 100;
     /**
      * A publish is followed by at least this many times its own cost before the next: the report
-     * grows with the pools (up to {@code Report}'s limit) and serialising it every 100 ms while
+     * grows with the pools (it keeps up to 64 ended ones) and serialising it every 100 ms while
      * pools come and go took a quarter of the churn benchmark's time on 2 PUs.
      */
     static final int PUBLISH_SHARE = 20;
