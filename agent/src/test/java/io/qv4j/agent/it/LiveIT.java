@@ -96,6 +96,16 @@ class LiveIT {
         return out;
     }
 
+    /** {@code pid}'s report as {@code status} reads it, once its agent has published it (a second after start). */
+    static Map<String, Object> published(Path java, long pid) throws Exception {
+        Jvm.Result r = null;
+        for (long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15); System.nanoTime() < deadline; Thread.sleep(200)) {
+            r = Jvm.cli(java, List.of(), "status", Long.toString(pid), "--format", "json");
+            if (r.exitCode() == 0) return map(map(list(map(JsonReader.parse(r.stdout())).get("jvms")).get(0)).get("report"));
+        }
+        throw new AssertionError("status never read the agent of " + pid + ": " + r);
+    }
+
     static final ObjectName AGENT_BEAN = objectName("io.qv4j:type=Agent");
 
     private static ObjectName objectName(String n) {
@@ -307,23 +317,17 @@ class LiveIT {
     @MethodSource("javas")
     void workersThatDiedThroughAnExceptionAreListedExited(Path java) throws Exception {
         try (Busy app = started(java, "split-at=pu", "io.qv4j.testapps.DyingWorkersApp")) {
-            Jvm.Result r = null;
-            Map<String, Object> report = null;
-            for (long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15); report == null && System.nanoTime() < deadline; Thread.sleep(200)) {
-                r = Jvm.cli(java, List.of(), "status", Long.toString(app.pid()), "--format", "json");
-                if (r.exitCode() == 0) report = map(map(list(map(JsonReader.parse(r.stdout())).get("jvms")).get(0)).get("report")); // published a second after start
-            }
-            assertNotNull(report, "status: " + r);
+            Map<String, Object> report = published(java, app.pid());
             Set<String> exited = new HashSet<>();
             for (Object p : list(report.get("pools"))) {
                 for (Object t : list(map(p).get("threads"))) {
                     String name = (String) map(t).get("name");
                     if (!name.startsWith("fj-")) continue;
-                    assertEquals(Boolean.TRUE, map(t).get("exited"), name + " listed alive: " + r.stdout());
+                    assertEquals(Boolean.TRUE, map(t).get("exited"), name + " listed alive: " + report);
                     exited.add(name);
                 }
             }
-            assertEquals(Set.of("fj-1", "fj-2"), exited, "both workers were placed, then seen to end: " + r.stdout());
+            assertEquals(Set.of("fj-1", "fj-2"), exited, "both workers were placed, then seen to end: " + report);
             try (JMXConnector c = agentMXBean(app.pid())) {
                 MBeanServerConnection s = c.getMBeanServerConnection();
                 Set<String> inBean = new HashSet<>();
@@ -395,6 +399,9 @@ class LiveIT {
     void watchEndsWhenItsJvmExitsOrIsKilled(Path java) throws Exception {
         for (boolean kill : new boolean[] {false, true}) {
             try (Busy app = busy(java, "", 1)) {
+                // a watch begun before the agent published would first say "no qv4j agent" (a race
+                // with the first publish, a second after start, that once cost this test 6.5 s)
+                published(java, app.pid());
                 Thread end = new Thread(() -> {
                     try {
                         Thread.sleep(1000);
