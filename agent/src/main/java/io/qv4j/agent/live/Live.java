@@ -37,7 +37,8 @@ public final class Live implements Runnable {
     /**
      * A publish is followed by at least this many times its own cost before the next: the report
      * grows with the pools (it keeps up to 64 ended ones) and serialising it every 100 ms while
-     * pools come and go took a quarter of the churn benchmark's time on 2 PUs.
+     * pools come and go took a quarter of the churn benchmark's time on 2 PUs. Not while
+     * {@code status --watch} watches: it asked for the counters every {@link #WATCH_MILLIS}.
      */
     static final int PUBLISH_SHARE = 20;
     /** Nothing is published sooner after start-up: a short run pays nothing for being watchable. */
@@ -243,7 +244,8 @@ public final class Live implements Runnable {
                     nextMx = System.nanoTime() + MX_POLL_MILLIS * 1_000_000L;
                 }
                 if (dirty) {
-                    Thread.sleep(pause);
+                    // a watcher asked for the counters every WATCH_MILLIS: its cadence is not stretched
+                    Thread.sleep(watching ? COALESCE_MILLIS : pause);
                     dirty = false;
                     long t0 = System.nanoTime();
                     Map<String, Object> m = snapshot();
