@@ -115,6 +115,38 @@ public final class Claims {
     }
 
     /**
+     * {@link #others}, read again while it cuts one of {@code pieces} in part and changed since the
+     * last read ({@value #SETTLE_READS} reads at most, {@value #SETTLE_MILLIS} ms apart): another
+     * JVM takes or gives back a piece's claims one PU at a time, and a plan made from a piece half
+     * claimed cuts the free PUs into smaller pieces (seen in the multi-socket guest: four JVMs
+     * started together, one given two PUs of a node of four). A cut that stays is another JVM's
+     * finer split, and costs one more read.
+     */
+    public CpuSet othersSettled(CpuSet within, java.util.List<CpuSet> pieces) {
+        CpuSet now = others(within);
+        for (int i = 1; i < SETTLE_READS && cutsInPart(now, pieces); i++) {
+            try {
+                Thread.sleep(SETTLE_MILLIS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return now;
+            }
+            CpuSet again = others(within);
+            if (again.equals(now)) return now;
+            now = again;
+        }
+        return now;
+    }
+
+    static final int SETTLE_READS = 5;
+    static final long SETTLE_MILLIS = 20;
+
+    static boolean cutsInPart(CpuSet claimed, java.util.List<CpuSet> pieces) {
+        for (CpuSet piece : pieces) if (piece.intersects(claimed) && !claimed.containsAll(piece)) return true;
+        return false;
+    }
+
+    /**
      * PUs of {@code within} that another JVM claims, or that an OpenHFT lock file held by a live
      * process (this one too) covers. When only observing, an answer is reused for
      * {@value #OBSERVE_TTL_MILLIS} ms: applications that make many short-lived pools would

@@ -84,7 +84,7 @@ final class PoolPlanner {
             return;
         }
         Claims node = e.node() == null ? null : e.node().claims();
-        CpuSet others = othersClaim(e, scope);
+        CpuSet others = node == null ? CpuSet.empty() : node.othersSettled(scope, cut(p, e, scope));
         PuLoad load = e.node() == null || e.node().load() == null ? null : e.node().load().recent();
         if (load != null && Log.isVerbose()) Log.debug("pool " + p.name + ": others' load over the last " + load.millis() + " ms: " + load.describe(scope));
         for (int attempt = 0; ; attempt++) {
