@@ -214,11 +214,27 @@ public final class Live implements Runnable {
         return Math.max(COALESCE_MILLIS, PUBLISH_SHARE * Math.max(0, publishNanos) / 1_000_000L);
     }
 
+    /** Publishes the current report; returns how long to wait before the next publish. */
+    private static long publish() {
+        dirty = false;
+        long t0 = System.nanoTime();
+        try {
+            Map<String, Object> m = snapshot();
+            if (m != null) AgentProps.put(props, AgentProps.REPORT, Json.write(m));
+        } catch (RuntimeException | LinkageError e) {
+            Log.once("status:" + e.getClass().getName(), "status: cannot publish the report (" + e + ")");
+        }
+        return pauseAfter(System.nanoTime() - t0);
+    }
+
     @Override
     public void run() {
+        long pause = COALESCE_MILLIS;
         try {
             if (!attached) {
                 Thread.sleep(FIRST_PUBLISH_MILLIS);
+                // the report before the marker: status never finds the agent on with no report
+                pause = publish();
                 publishMarker();
             }
         } catch (InterruptedException e) {
@@ -226,7 +242,6 @@ public final class Live implements Runnable {
         }
         boolean mx = false;
         boolean watching = false;
-        long pause = COALESCE_MILLIS;
         long nextMx = System.nanoTime() + MX_POLL_MILLIS * 1_000_000L;
         while (true) {
             try {
@@ -246,11 +261,7 @@ public final class Live implements Runnable {
                 if (dirty) {
                     // a watcher asked for the counters every WATCH_MILLIS: its cadence is not stretched
                     Thread.sleep(watching ? COALESCE_MILLIS : pause);
-                    dirty = false;
-                    long t0 = System.nanoTime();
-                    Map<String, Object> m = snapshot();
-                    if (m != null) AgentProps.put(props, AgentProps.REPORT, Json.write(m));
-                    pause = pauseAfter(System.nanoTime() - t0);
+                    pause = publish();
                 }
             } catch (InterruptedException e) {
                 return;

@@ -96,14 +96,17 @@ class LiveIT {
         return out;
     }
 
-    /** {@code pid}'s report as {@code status} reads it, once its agent has published it (a second after start). */
+    /** {@code pid}'s report as {@code status} reads it, once its agent has published one (a second after start, or later). */
     static Map<String, Object> published(Path java, long pid) throws Exception {
         Jvm.Result r = null;
         for (long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15); System.nanoTime() < deadline; Thread.sleep(200)) {
             r = Jvm.cli(java, List.of(), "status", Long.toString(pid), "--format", "json");
-            if (r.exitCode() == 0) return map(map(list(map(JsonReader.parse(r.stdout())).get("jvms")).get(0)).get("report"));
+            if (r.exitCode() != 0) continue;
+            // the agent marks itself on before its first report is out: status then lists it with no report
+            Object report = map(list(map(JsonReader.parse(r.stdout())).get("jvms")).get(0)).get("report");
+            if (report != null) return map(report);
         }
-        throw new AssertionError("status never read the agent of " + pid + ": " + r);
+        throw new AssertionError("status never read the report of " + pid + ": " + r);
     }
 
     static final ObjectName AGENT_BEAN = objectName("io.qv4j:type=Agent");
