@@ -167,7 +167,13 @@ abstract class GuestMachineChecks {
     @Test
     void statusMemoryByNodeSumsToTheJvmsResidentSize() {
         String s = out.get("status");
-        Map<?, ?> j = (Map<?, ?>) JsonReader.parse(s.substring(s.indexOf("--- json") + 8, s.indexOf("--- rss")).strip());
+        String json = s.substring(s.indexOf("--- json") + 8, s.indexOf("--- rss")).strip();
+        Map<?, ?> j;
+        try {
+            j = (Map<?, ?>) JsonReader.parse(json);
+        } catch (IllegalArgumentException e) {
+            throw new AssertionError("status --format json printed what is not JSON alone (" + e.getMessage() + "):\n" + s, e);
+        }
         Map<?, ?> jvm = (Map<?, ?>) ((List<?>) j.get("jvms")).get(0);
         long sum = 0;
         for (Object n : (List<?>) jvm.get("memory")) sum += ((Number) ((Map<?, ?>) n).get("bytes")).longValue();
