@@ -60,6 +60,7 @@ public final class Claims {
     private Path also;                                           // the other default directory: read for others' claims
     private long refreshMillis;                                  // 0: never refreshed
     private boolean keeping;                                     // the qv-claims thread runs
+    private final PlanLock planLock = new PlanLock();
 
     private Claims(Path dir, boolean take, Path openhft) {
         this.dir = dir;
@@ -115,15 +116,31 @@ public final class Claims {
     }
 
     /**
-     * {@link #others}, read again while it cuts one of {@code pieces} in part and changed since the
-     * last read ({@value #SETTLE_READS} reads at most, {@value #SETTLE_MILLIS} ms apart): another
-     * JVM takes or gives back a piece's claims one PU at a time, and a plan made from a piece half
-     * claimed cuts the free PUs into smaller pieces (seen in the multi-socket guest: four JVMs
-     * started together, one given two PUs of a node of four). A cut that stays is another JVM's
-     * finer split, and costs one more read.
+     * Takes the directory's plan lock ({@link PlanLock}): held from reading the others' claims to
+     * taking this JVM's, it makes those reads whole. True when held: {@link #unlockPlans} follows.
+     * False when claims are not taken, or another JVM holds it too long.
      */
-    public CpuSet othersSettled(CpuSet within, java.util.List<CpuSet> pieces) {
-        CpuSet now = others(within);
+    public boolean lockPlans() {
+        Path d = dir();
+        return takes() && planLock.enter(d);
+    }
+
+    /** Gives up the plan lock taken by {@link #lockPlans}. */
+    public void unlockPlans() {
+        planLock.exit();
+    }
+
+    /**
+     * {@code now}, the {@link #others} just read, or read again while it cuts one of {@code pieces}
+     * in part and changed since the last read ({@value #SETTLE_READS} reads at most,
+     * {@value #SETTLE_MILLIS} ms apart), unless this JVM holds the plan lock: without it, another
+     * JVM may be taking or giving back a piece's claims one PU at a time, and a plan made from a
+     * piece half claimed cuts the free PUs into smaller pieces (seen in the multi-socket guest:
+     * four JVMs started together, one given two PUs of a node of four). A cut that stays is
+     * another JVM's finer split, and costs one more read.
+     */
+    public CpuSet othersSettled(CpuSet within, CpuSet now, java.util.List<CpuSet> pieces) {
+        if (planLock.held()) return now;
         for (int i = 1; i < SETTLE_READS && cutsInPart(now, pieces); i++) {
             try {
                 Thread.sleep(SETTLE_MILLIS);

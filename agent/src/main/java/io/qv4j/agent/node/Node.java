@@ -52,6 +52,11 @@ public final class Node {
         LockTable.readAhead();
     }
 
+    /** This process's id, from {@code /proc/self} ({@code ProcessHandle} would start the JDK's process-reaper pool); -1 if unread. */
+    public static long ownPid() {
+        return LockTable.ownPid();
+    }
+
     /**
      * @param live   the topology is this machine (not a dry-run topology)
      * @param binder the worker binder; the process is bound (and claims taken) only when it {@link Binder#binds()},

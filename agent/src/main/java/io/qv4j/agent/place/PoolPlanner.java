@@ -6,6 +6,7 @@ import io.qv4j.agent.config.Rules;
 import io.qv4j.agent.load.PuLoad;
 import io.qv4j.agent.log.Log;
 import io.qv4j.agent.node.Claims;
+import io.qv4j.agent.node.Node;
 import io.qv4j.api.PlacementSpec;
 import io.qv4j.api.Scope;
 import io.qv4j.split.Slots;
@@ -13,7 +14,6 @@ import io.qv4j.topology.CpuSet;
 import io.qv4j.topology.HwObject;
 import io.qv4j.topology.HwType;
 
-import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -24,10 +24,10 @@ import java.util.Map;
  * policy (annotation or rule over the options) applied to its universe, which is the part of the
  * JVM scope no other pinned pool or JVM holds when that part can take the pool, else the whole
  * JVM scope (the report says the pool shares PUs); a weighted rule's pools plan on the rule's
- * share. The pool's PUs are then claimed node-wide; if another JVM claimed some of them since we
- * looked, the pool is planned again without them, until a claim holds or the free part cannot
- * take the pool: each lost race adds a PU to the others' claims, so this ends within the scope's
- * PUs (four JVMs started together lose up to three races).
+ * share. The pool's PUs are then claimed node-wide, holding the claims' plan lock from the read of
+ * the others' claims on. Where a claim is lost all the same (an OpenHFT lock holder, a JVM that
+ * waited the lock out), the pool is planned again without those PUs: each lost race adds one to
+ * the others' claims, so this ends within the scope's PUs.
  */
 final class PoolPlanner {
 
@@ -36,6 +36,7 @@ final class PoolPlanner {
     private final PoolRegistry registry;
     private final ExclusiveRoom room;
     private final EnginePlanner engine = new EnginePlanner();
+    private final NumaAdvice numa = new NumaAdvice();
     private Map<String, CpuSet> weighted; // rule name -> its share of the JVM scope; under the lock
 
     PoolPlanner(Options options, Rules rules, PoolRegistry registry, ExclusiveRoom room) {
@@ -59,8 +60,18 @@ final class PoolPlanner {
         }
     }
 
-    /** Plans {@code p}. Under the registry's lock. */
+    /** Plans {@code p}, holding the claims' plan lock where this JVM takes claims. Under the registry's lock. */
     void plan(Pool p, Env e) {
+        Claims node = e.node() == null ? null : e.node().claims();
+        boolean locked = node != null && node.lockPlans();
+        try {
+            planLocked(p, e, node);
+        } finally {
+            if (locked) node.unlockPlans();
+        }
+    }
+
+    private void planLocked(Pool p, Env e, Claims node) {
         p.planned = true;
         if (e.topology() == null) {
             p.pinned = false;
@@ -83,8 +94,8 @@ final class PoolPlanner {
             p.reason += ", unbounded: bound to the pool scope";
             return;
         }
-        Claims node = e.node() == null ? null : e.node().claims();
-        CpuSet others = node == null ? CpuSet.empty() : node.othersSettled(scope, cut(p, e, scope));
+        CpuSet others = othersClaim(e, scope);
+        if (!others.isEmpty()) others = node.othersSettled(scope, others, cut(p, e, scope));
         PuLoad load = e.node() == null || e.node().load() == null ? null : e.node().load().recent();
         if (load != null && Log.isVerbose()) Log.debug("pool " + p.name + ": others' load over the last " + load.millis() + " ms: " + load.describe(scope));
         for (int attempt = 0; ; attempt++) {
@@ -107,7 +118,7 @@ final class PoolPlanner {
             if (p.shares) Log.debug("pool " + p.name + " shares PUs with other pinned pools (" + claimed + " taken)");
             CpuSet lost = node == null || p.shares ? CpuSet.empty() : node.claim(union);
             if (lost.isEmpty() || attempt > scope.cardinality()) {
-                numaNote(p, e);
+                numa.note(p, e);
                 return;
             }
             node.release(union.andNot(lost));
@@ -152,21 +163,9 @@ final class PoolPlanner {
         }
     }
 
-    /**
-     * This JVM's turn among busy pieces of alike load ({@link IdlePieces#ALIKE}): its process id,
-     * read from {@code /proc/self} when first asked, after start-up: {@code ProcessHandle} would
-     * make the JDK's process-reaper pool, loading {@code ThreadPoolExecutor} before the hooks.
-     */
+    /** This JVM's turn among busy pieces of alike load ({@link IdlePieces#ALIKE}): its process id, read when first asked. */
     private static final class Turn {
-        static final int OF_THIS_JVM = read();
-
-        private static int read() {
-            try {
-                return Integer.parseInt(java.nio.file.Files.readSymbolicLink(java.nio.file.Path.of("/proc/self")).toString()) & 0xffff;
-            } catch (Exception | LinkageError none) {
-                return 0;
-            }
-        }
+        static final int OF_THIS_JVM = (int) (Node.ownPid() & 0xffff);
     }
 
     /** The pieces the pool's policy cuts {@code scope} into (planned once, then remembered); empty when it cannot. */
@@ -300,34 +299,9 @@ final class PoolPlanner {
         return union;
     }
 
-    /** Heap allocation follows placement across NUMA nodes only with -XX:+UseNUMA: said once per JVM. */
-    private void numaNote(Pool p, Env e) {
-        if (numaNoted || e.topology().numaNodes().size() < 2) return;
-        int nodes = 0;
-        for (HwObject n : e.topology().numaNodes()) if (n.cpuset().intersects(p.scope)) nodes++;
-        if (nodes < 2) return;
-        numaNoted = true;
-        if (!usesNuma()) {
-            numaAdvice = "pools are split across NUMA nodes but the JVM runs without -XX:+UseNUMA: heap allocation will not follow placement";
-            Log.info(numaAdvice + " (add -XX:+UseNUMA; the parallel, G1 and Z collectors honour it)");
-        }
-    }
-
-    private boolean numaNoted;
-    private volatile String numaAdvice;
-
     /** The -XX:+UseNUMA advice, or null. */
-    public String numaAdvice() {
-        return numaAdvice;
-    }
-
-    /** Asked only when pools span NUMA nodes: the management classes cost milliseconds to load. */
-    private static boolean usesNuma() {
-        try {
-            return ManagementFactory.getRuntimeMXBean().getInputArguments().contains("-XX:+UseNUMA");
-        } catch (Throwable t) {
-            return false;
-        }
+    String numaAdvice() {
+        return numa.advice();
     }
 
     /**
@@ -409,9 +383,14 @@ final class PoolPlanner {
         for (Pool o : registry.pools()) {
             if (o.pinned && o.slots != null && o.alive() && !o.shares) held = held.or(o.scope);
         }
-        CpuSet mine = node.mine();
-        node.release(mine.andNot(held));
-        node.claim(held.andNot(mine));
+        boolean locked = node.lockPlans(); // others never read these claims half changed
+        try {
+            CpuSet mine = node.mine();
+            node.release(mine.andNot(held));
+            node.claim(held.andNot(mine));
+        } finally {
+            if (locked) node.unlockPlans();
+        }
     }
 
     /** The share of the JVM scope of each weighted rule, in rule order ({@code splitWeighted}). Under the lock. */

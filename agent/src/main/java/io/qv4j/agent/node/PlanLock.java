@@ -1,0 +1,108 @@
+package io.qv4j.agent.node;
+
+import io.qv4j.agent.log.Log;
+
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
+import java.nio.file.LinkOption;
+import java.nio.file.OpenOption;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Set;
+
+/**
+ * The claims directory's plan lock, {@code plan.lock}: a JVM holds it from reading the others'
+ * claims to taking its own, so no other JVM reads a piece half claimed or half given back (a
+ * claim is one lock per PU, taken one at a time). Reentrant within the JVM.
+ *
+ * <p>Waited for at most {@value #WAIT_MILLIS} ms, then the plan goes on without it (as before
+ * there was one): a JVM stopped while it holds the lock (SIGSTOP, a debugger) delays the others'
+ * plans, never blocks them. After such a wait the next ones wait {@value #AFTER_TIMEOUT_MILLIS}
+ * ms until the lock is had again, so an application that makes many pools beside a stopped JVM
+ * does not pay the whole wait for each.
+ *
+ * <p>The file is opened once with {@code O_NOFOLLOW}, never written, and kept open: closing a
+ * descriptor would drop the process's locks on it. If its path comes to name another file (a
+ * temporary-file cleaner deleted it), it is opened again.
+ */
+final class PlanLock {
+
+    static final long WAIT_MILLIS = 500;
+    static final long AFTER_TIMEOUT_MILLIS = 10;
+    private static final long POLL_MILLIS = 1;
+
+    private FileChannel channel;
+    private String key;       // the file the channel is on (LockTable.key)
+    private FileLock lock;
+    private int depth;
+    private boolean timedOut;
+
+    /** Takes the lock in {@code dir} (or counts one more holder); false when it could not be had: nothing to {@link #exit}. */
+    synchronized boolean enter(Path dir) {
+        if (depth > 0) {
+            depth++;
+            return true;
+        }
+        Path f = dir.resolve("plan.lock");
+        long deadline = System.nanoTime() + (timedOut ? AFTER_TIMEOUT_MILLIS : WAIT_MILLIS) * 1_000_000L;
+        try {
+            if (channel == null || !key.equals(LockTable.key(f))) open(f);
+            while (true) {
+                FileLock l;
+                try {
+                    l = channel.tryLock();
+                } catch (OverlappingFileLockException e) {
+                    l = null; // another Claims of this JVM on the same directory holds it (tests)
+                }
+                if (l != null) {
+                    lock = l;
+                    depth = 1;
+                    timedOut = false;
+                    return true;
+                }
+                if (System.nanoTime() - deadline >= 0) break;
+                Thread.sleep(POLL_MILLIS);
+            }
+            if (!timedOut) Log.debug("plan lock " + f + " held by another JVM past " + WAIT_MILLIS + " ms: planning without it");
+            timedOut = true;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (IOException | RuntimeException e) {
+            Log.once("planlock", "cannot use the plan lock " + f + " (" + e + "): plans read other JVMs' claims without it");
+        }
+        return false;
+    }
+
+    /** Gives up one hold: the lock goes with the last. */
+    synchronized void exit() {
+        if (depth == 0 || --depth > 0) return;
+        try {
+            lock.release();
+        } catch (IOException ignored) {
+            // the lock goes with the descriptor at exit at the latest
+        }
+        lock = null;
+    }
+
+    /** Whether this JVM holds the lock now. */
+    synchronized boolean held() {
+        return depth > 0;
+    }
+
+    private void open(Path f) throws IOException {
+        if (channel != null) channel.close(); // its file is gone from the path: that lock guards nothing
+        channel = null;
+        FileChannel ch = FileChannel.open(f, Set.<OpenOption>of(StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS),
+                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+        String k = LockTable.key(f);
+        if (k == null) {
+            ch.close();
+            throw new IOException(f.getFileName() + " is not a plain file");
+        }
+        channel = ch;
+        key = k;
+    }
+}
