@@ -46,6 +46,8 @@ final class PlanLock {
             depth++;
             return true;
         }
+        // a channel used by an interrupted thread is closed by the JDK: the application's interrupt stays, the lock is not had
+        if (Thread.currentThread().isInterrupted()) return false;
         Path f = dir.resolve("plan.lock");
         long deadline = System.nanoTime() + (timedOut ? AFTER_TIMEOUT_MILLIS : WAIT_MILLIS) * 1_000_000L;
         try {
@@ -71,6 +73,7 @@ final class PlanLock {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (IOException | RuntimeException e) {
+            forget();
             Log.once("planlock", "cannot use the plan lock " + f + " (" + e + "): plans read other JVMs' claims without it");
         }
         return false;
@@ -92,9 +95,19 @@ final class PlanLock {
         return depth > 0;
     }
 
-    private void open(Path f) throws IOException {
-        if (channel != null) channel.close(); // its file is gone from the path: that lock guards nothing
+    /** Closes the channel, if any: its file is gone from the path, or it failed; the next {@link #enter} opens it again. */
+    private void forget() {
+        try {
+            if (channel != null) channel.close();
+        } catch (IOException ignored) {
+            // nothing held on it
+        }
         channel = null;
+        key = null;
+    }
+
+    private void open(Path f) throws IOException {
+        forget();
         FileChannel ch = FileChannel.open(f, Set.<OpenOption>of(StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS),
                 PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
         String k = LockTable.key(f);

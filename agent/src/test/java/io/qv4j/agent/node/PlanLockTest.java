@@ -65,6 +65,22 @@ class PlanLockTest {
     }
 
     @Test
+    void anInterruptedThreadPlansWithoutTheLockKeepsItsInterruptAndLeavesTheLockUsable(@TempDir Path dir) {
+        PlanLock a = new PlanLock();
+        assertTrue(a.enter(dir));
+        a.exit();
+        Thread.currentThread().interrupt();
+        try {
+            assertFalse(a.enter(dir));
+            assertTrue(Thread.currentThread().isInterrupted());
+        } finally {
+            Thread.interrupted();
+        }
+        assertTrue(a.enter(dir), "the channel was not closed by the interrupt");
+        a.exit();
+    }
+
+    @Test
     void aPlanLockThatIsASymbolicLinkIsNotFollowed(@TempDir Path dir) throws Exception {
         Path target = dir.resolve("target");
         Files.createSymbolicLink(dir.resolve("plan.lock"), target);
