@@ -46,8 +46,6 @@ final class PlanLock {
             depth++;
             return true;
         }
-        // a channel used by an interrupted thread is closed by the JDK: the application's interrupt stays, the lock is not had
-        if (Thread.currentThread().isInterrupted()) return false;
         Path f = dir.resolve("plan.lock");
         long deadline = System.nanoTime() + (timedOut ? AFTER_TIMEOUT_MILLIS : WAIT_MILLIS) * 1_000_000L;
         try {
@@ -71,7 +69,7 @@ final class PlanLock {
             if (!timedOut) Log.debug("plan lock " + f + " held by another JVM past " + WAIT_MILLIS + " ms: planning without it");
             timedOut = true;
         } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+            Thread.currentThread().interrupt(); // the application's: kept (tryLock itself is not interruptible)
         } catch (IOException | RuntimeException e) {
             forget();
             Log.once("planlock", "cannot use the plan lock " + f + " (" + e + "): plans read other JVMs' claims without it");

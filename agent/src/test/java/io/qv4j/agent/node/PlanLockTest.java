@@ -65,19 +65,23 @@ class PlanLockTest {
     }
 
     @Test
-    void anInterruptedThreadPlansWithoutTheLockKeepsItsInterruptAndLeavesTheLockUsable(@TempDir Path dir) {
+    void anInterruptedThreadTakesAFreeLockGivesUpABusyOneAtOnceAndKeepsItsInterrupt(@TempDir Path dir) {
         PlanLock a = new PlanLock();
-        assertTrue(a.enter(dir));
-        a.exit();
+        PlanLock other = new PlanLock();
         Thread.currentThread().interrupt();
         try {
-            assertFalse(a.enter(dir));
+            assertTrue(a.enter(dir));
+            assertTrue(Thread.currentThread().isInterrupted());
+            long t0 = System.nanoTime();
+            assertFalse(other.enter(dir));
+            assertTrue(System.nanoTime() - t0 < PlanLock.WAIT_MILLIS * 1_000_000L, "waited while interrupted");
             assertTrue(Thread.currentThread().isInterrupted());
         } finally {
             Thread.interrupted();
         }
-        assertTrue(a.enter(dir), "the channel was not closed by the interrupt");
         a.exit();
+        assertTrue(other.enter(dir), "the lock still works after the interrupt");
+        other.exit();
     }
 
     @Test
@@ -100,14 +104,14 @@ class PlanLockTest {
     }
 
     @Test
-    void whileThePlanLockIsHeldOneReadOfTheOthersClaimsIsTheAnswer(@TempDir Path tmp) {
+    void whileThePlanLockIsHeldTheOthersClaimsJustReadAreTheAnswerWithoutItTheyAreReadAgain(@TempDir Path tmp) {
         Claims mine = Claims.open(tmp.resolve("c"), true, tmp);
-        CpuSet half = CpuSet.parse("0"); // another JVM's claim on half a piece of 0-1
+        CpuSet half = CpuSet.parse("0"); // read a moment ago: another JVM's claim on half the piece 0-1, given back since
+        List<CpuSet> pieces = List.of(CpuSet.parse("0-1"), CpuSet.parse("2-3"));
         assertTrue(mine.lockPlans());
-        long t0 = System.nanoTime();
-        assertEquals(half, mine.othersSettled(CpuSet.parse("0-3"), half, List.of(CpuSet.parse("0-1"), CpuSet.parse("2-3"))));
-        assertTrue(System.nanoTime() - t0 < Claims.SETTLE_MILLIS * 1_000_000L, "read again while the lock was held");
+        assertEquals(half, mine.othersSettled(CpuSet.parse("0-3"), half, pieces), "read again under the lock");
         mine.unlockPlans();
+        assertEquals(CpuSet.empty(), mine.othersSettled(CpuSet.parse("0-3"), half, pieces), "not read again without the lock");
     }
 
     @Test
