@@ -25,7 +25,7 @@ import java.util.function.Supplier;
  * {@code qv-status}, started once the agent is ready: it publishes first {@link #FIRST_PUBLISH_MILLIS}
  * after start-up (at once after a dynamic attach), then republishes the report at most every
  * {@link #COALESCE_MILLIS} after a change (longer where a publish is dear: the thread keeps to
- * 1/{@link #PUBLISH_SHARE} of a PU, up to {@link #MAX_PAUSE_MILLIS}), and registers the MXBean once a platform MBean server
+ * 1/{@link #PUBLISH_SHARE} of a PU), and registers the MXBean once a platform MBean server
  * exists (someone uses JMX), never creating one itself. While {@code status --watch} watches this
  * JVM (it touches {@code watch-PID} in the claims directory, owner-only, at each refresh), the
  * report is republished every {@link #WATCH_MILLIS} with the pools' counters; otherwise that costs
@@ -41,13 +41,6 @@ public final class Live implements Runnable {
      * {@code status --watch} watches: it asked for the counters every {@link #WATCH_MILLIS}.
      */
     static final int PUBLISH_SHARE = 20;
-    /**
-     * The longest pause, whatever a publish cost: what {@code status} shows is never older than
-     * this after a change. A cold first publish (class loading, the interpreter) is not counted at
-     * all: under emulation it took long enough to leave a pool's second worker out of the report
-     * for seconds.
-     */
-    static final long MAX_PAUSE_MILLIS = 1000;
     /** Nothing is published sooner after start-up: a short run pays nothing for being watchable. */
     static final long FIRST_PUBLISH_MILLIS = 1000;
     static final long MX_POLL_MILLIS = 1000;
@@ -218,7 +211,7 @@ public final class Live implements Runnable {
 
     /** How long to gather changes before the next publish, given what the last one cost. */
     static long pauseAfter(long publishNanos) {
-        return Math.min(MAX_PAUSE_MILLIS, Math.max(COALESCE_MILLIS, PUBLISH_SHARE * Math.max(0, publishNanos) / 1_000_000L));
+        return Math.max(COALESCE_MILLIS, PUBLISH_SHARE * Math.max(0, publishNanos) / 1_000_000L);
     }
 
     /** Publishes the current report; returns how long to wait before the next publish. */
@@ -241,7 +234,7 @@ public final class Live implements Runnable {
             if (!attached) {
                 Thread.sleep(FIRST_PUBLISH_MILLIS);
                 // the report before the marker: status never finds the agent on with no report
-                publish(); // cold: its cost says nothing of the next ones'
+                pause = publish();
                 publishMarker();
             }
         } catch (InterruptedException e) {

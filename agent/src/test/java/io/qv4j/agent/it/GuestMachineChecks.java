@@ -72,6 +72,9 @@ abstract class GuestMachineChecks {
                         + " > /tmp/four$i.out & p=\"$p $!\"; done; await '/tmp/four?.out' '^case' 4; kill $p; wait; cat /tmp/four?.out")
                 .section("status", java("split-at=numa", "io.qv4j.testapps.SplitsApp /qv/held.txt") + " > /tmp/held.out & "
                         + "await /tmp/held.out '^case' 2; pid=$(jvmpid /tmp/held.out); "
+                        // the report is republished a while after a change (longer while a publish is dear, cold and emulated)
+                        + "for i in $(seq 30); do [ $(" + GuestBatch.JAVA + " -jar " + GuestBatch.AGENT + " status --format json $pid"
+                        + " | grep -c '\"name\": \"s-[12]\"') -ge 2 ] && break; sleep 0.5; done; "
                         + "echo '--- text'; " + GuestBatch.JAVA + " -jar " + GuestBatch.AGENT + " status; "
                         + "echo '--- svg'; " + GuestBatch.JAVA + " -jar " + GuestBatch.AGENT + " status --format svg $pid; echo; "
                         + "echo '--- json'; " + GuestBatch.JAVA + " -jar " + GuestBatch.AGENT + " status --format json $pid; echo; "
