@@ -6,10 +6,12 @@ import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
+import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.OpenOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Set;
 
@@ -35,7 +37,7 @@ final class PlanLock {
     private static final long POLL_MILLIS = 1;
 
     private FileChannel channel;
-    private String key;       // the file the channel is on (LockTable.key)
+    private Object key;       // the file the channel is on: its file key (device and inode)
     private FileLock lock;
     private int depth;
     private boolean timedOut;
@@ -49,7 +51,7 @@ final class PlanLock {
         Path f = dir.resolve("plan.lock");
         long deadline = System.nanoTime() + (timedOut ? AFTER_TIMEOUT_MILLIS : WAIT_MILLIS) * 1_000_000L;
         try {
-            if (channel == null || !key.equals(LockTable.key(f))) open(f);
+            if (channel == null || !key.equals(fileKey(f))) open(f);
             while (true) {
                 FileLock l;
                 try {
@@ -104,11 +106,21 @@ final class PlanLock {
         key = null;
     }
 
+    /** The plain file's key (device and inode), never through a link; null for anything else or nothing. */
+    private static Object fileKey(Path f) {
+        try {
+            BasicFileAttributes a = Files.readAttributes(f, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+            return a.isRegularFile() ? a.fileKey() : null;
+        } catch (IOException e) {
+            return null;
+        }
+    }
+
     private void open(Path f) throws IOException {
         forget();
         FileChannel ch = FileChannel.open(f, Set.<OpenOption>of(StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS),
                 PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-        String k = LockTable.key(f);
+        Object k = fileKey(f);
         if (k == null) {
             ch.close();
             throw new IOException(f.getFileName() + " is not a plain file");
