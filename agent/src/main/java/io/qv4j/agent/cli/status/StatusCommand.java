@@ -237,6 +237,11 @@ public final class StatusCommand {
         return String.join(", ", each);
     }
 
+    /** {@code millis} as the report's age: tenths of a second, never below 0 (clocks read in two processes). */
+    static String age(long millis) {
+        return String.format(Locale.ROOT, "%.1f s", Math.max(0, millis) / 1000.0);
+    }
+
     public static void text(Map<String, Object> j, PrintStream out) {
         Map<String, Object> marker = JsonValues.map(j.get("agent"));
         out.println("JVM " + j.get("pid") + " (Java " + j.get("java") + "): " + j.get("command"));
@@ -247,6 +252,8 @@ public final class StatusCommand {
             out.println("  starting: no report published yet");
             return;
         }
+        // republished a while after a change (longer while a publish is dear): say how old it is
+        if (report.get("time") instanceof Number t) out.println("  report: made " + age(System.currentTimeMillis() - t.longValue()) + " ago");
         Map<String, Object> a = JsonValues.map(report.get("agent"));
         out.println("  scope " + a.get("jvmScope") + ", policy " + a.get("policy") + ", bind " + a.get("bind") + ", binder " + a.get("binder")
                 + (a.get("problem") != null ? ", problem: " + a.get("problem") : ""));

@@ -75,6 +75,18 @@ class StatusCommandTest {
     }
 
     @Test
+    void textSaysHowOldTheReportIsInTenthsOfASecond() {
+        Map<String, Object> j = jvm(REPORT);
+        @SuppressWarnings("unchecked")
+        Map<String, Object> report = new java.util.LinkedHashMap<>((Map<String, Object>) j.get("report"));
+        report.put("time", System.currentTimeMillis() - 60_000);
+        j.put("report", report);
+        assertTrue(line(text(j), "report: made ").matches("  report: made 60\\.[0-9] s ago"), String.join("\n", text(j)));
+        assertEquals("2.5 s", StatusCommand.age(2_549));
+        assertEquals("0.0 s", StatusCommand.age(-30), "a clock a little behind the other");
+    }
+
+    @Test
     void textSaysWhichPusAreExclusiveToWhichPoolWhereTheRestRunsAndWhatTheKernelIsolates() {
         String exclusive = REPORT.replace("\"binder\": \"native\"}", "\"binder\": \"native\", \"exclusive\": \"3\", \"rest\": \"0-2\", "
                 + "\"exclusiveVmThreads\": \"share\", \"isolated\": \"3\", \"poolScope\": \"0-2\"}")
