@@ -348,7 +348,7 @@ public final class Neighbours implements Runnable {
 
     /**
      * Moves {@code w} to {@code target}: its slot's piece changes, the claims follow, the thread is
-     * bound by its tid. After a period the PU left is avoided and the worker stays a while; after a
+     * bound by its tid; unless another JVM claimed part of the target since the look. After a period the PU left is avoided and the worker stays a while; after a
      * {@code quick} look neither: two JVMs' workers that left one PU for the same other one at the
      * same instant part at the next look.
      */
@@ -359,15 +359,11 @@ public final class Neighbours implements Runnable {
         PoolRegistry registry = placer.registry();
         synchronized (registry.lock) {
             if (w.exited || p.slots == null || p.released || !from.equals(w.cpuset) || w.slot < 0 || w.slot >= p.slots.size()) return;
-            List<CpuSet> pieces = new ArrayList<>(p.slots.size());
-            for (int s = 0; s < p.slots.size(); s++) pieces.add(s == w.slot ? target : p.slots.piece(s));
-            p.slots.repiece(pieces);
-            p.scope = p.slots.union();
+            if (!placer.planner().moveSlot(p, w.slot, target, e)) return;
             w.cpuset = target;
             w.label = e.topology().label(target);
             w.moves++;
             if (!quick) w.movedAt = period;
-            placer.planner().syncClaims(e);
             // a pool worker binds itself again at its next task, so that it answers the JVM scope's processor count and its memory policy follows
             if (rebindsItself(p)) registry.moves.put(t, target);
         }

@@ -370,6 +370,26 @@ final class PoolPlanner {
         return moved;
     }
 
+    /**
+     * Slot {@code slot} of {@code p} gets the piece {@code target}, the claims follow, under the plan lock from a last
+     * read of the others' claims on; false, nothing changed, where another JVM claims part of it now. Under the registry's lock.
+     */
+    boolean moveSlot(Pool p, int slot, CpuSet target, Env e) {
+        Claims node = e.node() == null ? null : e.node().claims();
+        boolean locked = node != null && node.lockPlans();
+        try {
+            if (!othersClaim(e, target).isEmpty()) return false; // another JVM moved or planned there since the watcher looked
+            List<CpuSet> pieces = new ArrayList<>(p.slots.size());
+            for (int s = 0; s < p.slots.size(); s++) pieces.add(s == slot ? target : p.slots.piece(s));
+            p.slots.repiece(pieces);
+            p.scope = p.slots.union();
+            syncClaims(e);
+            return true;
+        } finally {
+            if (locked) node.unlockPlans();
+        }
+    }
+
     /** The rules' weighted shares are worked out again from the next JVM scope. Under the registry's lock. */
     void forgetWeights() {
         weighted = null;

@@ -3,12 +3,18 @@ package io.qv4j.agent.place;
 import io.qv4j.agent.config.OptionsParser;
 import io.qv4j.agent.config.Rules;
 import io.qv4j.agent.load.PuLoad;
+import io.qv4j.agent.node.Claims;
+import io.qv4j.agent.node.Node;
 import io.qv4j.testapps.AppPools;
 import io.qv4j.topology.CpuSet;
 import io.qv4j.topology.SyntheticSpec;
 import io.qv4j.topology.Topology;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -316,5 +322,50 @@ class NeighboursTest {
         loads.add(load(new double[] {0.48, 0.33}, 0.5));
         assertTrue(n.period(true));
         assertEquals(List.of("101 1"), binder.others, "a quick look's margin is " + MoveTargets.QUICK_MARGIN);
+    }
+
+    @Test
+    void aMoveWhoseTargetAnotherJvmClaimedDuringTheConfirmingWaitIsNotMade(@TempDir Path tmp) throws Exception {
+        Claims claims = Claims.open(tmp.resolve("claims"), true, tmp);
+        Placer p = new Placer(OptionsParser.parse("split-at=core", new Properties(), Map.of()), Rules.none(), 1000);
+        p.ready(new Env(MACHINE, MACHINE.allowed(), binder, null, Node.alone(MACHINE, claims), false));
+        List<FileChannel> held = new ArrayList<>();
+        Neighbours n = new Neighbours(p, new Neighbours.Readings() {
+            @Override
+            public PuLoad next(long[] tids) {
+                return loads.poll();
+            }
+
+            @Override
+            public PuLoad since() {
+                // while the watcher waits to confirm, PU 1 is claimed: an OpenHFT lock file a live process holds counts
+                try {
+                    FileChannel ch = FileChannel.open(tmp.resolve("cpu-1.lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+                    held.add(ch);
+                    assertTrue(ch.tryLock() != null);
+                } catch (java.io.IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+                return null;
+            }
+
+            @Override
+            public void reset() {
+            }
+        }, 500);
+        p.neighbours(n);
+        try {
+            List<Worker> ws = pool(p, 1);
+            assertEquals(CpuSet.of(0), ws.get(0).cpuset());
+            loads.add(load(new double[] {0.6, 0, 0, 0}, 0.5));
+            assertTrue(n.period(false));
+            assertEquals(1, held.size(), "the watcher chose core 1 and waited to confirm");
+            assertEquals(List.of(), binder.others, "not moved onto the PU claimed meanwhile");
+            assertEquals(CpuSet.of(0), ws.get(0).cpuset());
+            assertEquals(CpuSet.of(0), claims.mine(), "the claims stay where the worker is");
+        } finally {
+            for (FileChannel ch : held) ch.close();
+            claims.release(claims.mine());
+        }
     }
 }
