@@ -47,7 +47,7 @@ public final class Neighbours implements Runnable {
      * first look after it: two JVMs that share no claims and planned at the same instant may have
      * taken the same PU, and are parted within about {@code FIRST_READING + FIRST_LOOK} and a
      * confirming wait ({@link #CONFIRM_SLOTS}); after a quick move the next look comes {@code FIRST_LOOK}
-     * later again ({@link #LOOKS_AGAIN}): where both moved to one PU, it parts them. */
+     * or twice that later, at random ({@link #LOOKS_AGAIN}): where both moved to one PU, it parts them. */
     static final long FIRST_READING_MILLIS = 10;
     static final long FIRST_LOOK_MILLIS = 40;
     /** Quiet periods a released pool needs before it is pinned again, doubled by each release up to {@link #MAX_QUIET_PERIODS}. */
@@ -188,7 +188,8 @@ public final class Neighbours implements Runnable {
                     if (!watched(new ArrayList<>(), new ArrayList<>(), new ArrayList<>())) continue;
                     watching = true; // pinned between the period and now
                 } else if (soon && moves != movesBefore && lookAgain-- > 0) {
-                    quick = FIRST_LOOK_MILLIS;
+                    // 40 or 80 ms, at random: two JVMs that moved together look again apart half the time, and the later sees the earlier gone
+                    quick = FIRST_LOOK_MILLIS * (1 + random(2));
                 }
             } catch (InterruptedException e) {
                 return;
