@@ -51,6 +51,11 @@ class NeighboursTest {
     }
 
     Neighbours watcher(Placer p) {
+        return watcher(p, () -> { });
+    }
+
+    /** A watcher whose confirming looks see no new load, and run {@code whileConfirming} first. */
+    Neighbours watcher(Placer p, Runnable whileConfirming) {
         Neighbours n = new Neighbours(p, new Neighbours.Readings() {
             @Override
             public PuLoad next(long[] tids) {
@@ -59,6 +64,7 @@ class NeighboursTest {
 
             @Override
             public PuLoad since() {
+                whileConfirming.run();
                 return null;
             }
 
@@ -330,30 +336,16 @@ class NeighboursTest {
         Placer p = new Placer(OptionsParser.parse("split-at=core", new Properties(), Map.of()), Rules.none(), 1000);
         p.ready(new Env(MACHINE, MACHINE.allowed(), binder, null, Node.alone(MACHINE, claims), false));
         List<FileChannel> held = new ArrayList<>();
-        Neighbours n = new Neighbours(p, new Neighbours.Readings() {
-            @Override
-            public PuLoad next(long[] tids) {
-                return loads.poll();
+        Neighbours n = watcher(p, () -> {
+            // while the watcher waits to confirm, PU 1 is claimed: an OpenHFT lock file a live process holds counts
+            try {
+                FileChannel ch = FileChannel.open(tmp.resolve("cpu-1.lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+                held.add(ch);
+                assertTrue(ch.tryLock() != null);
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
             }
-
-            @Override
-            public PuLoad since() {
-                // while the watcher waits to confirm, PU 1 is claimed: an OpenHFT lock file a live process holds counts
-                try {
-                    FileChannel ch = FileChannel.open(tmp.resolve("cpu-1.lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-                    held.add(ch);
-                    assertTrue(ch.tryLock() != null);
-                } catch (java.io.IOException e) {
-                    throw new java.io.UncheckedIOException(e);
-                }
-                return null;
-            }
-
-            @Override
-            public void reset() {
-            }
-        }, 500);
-        p.neighbours(n);
+        });
         try {
             List<Worker> ws = pool(p, 1);
             assertEquals(CpuSet.of(0), ws.get(0).cpuset());
