@@ -121,8 +121,7 @@ public final class Claims {
      * False when claims are not taken, or another JVM holds it too long.
      */
     public boolean lockPlans() {
-        Path d = dir();
-        return takes() && planLock.enter(d);
+        return takes() && planLock.enter(dir());
     }
 
     /** Gives up the plan lock taken by {@link #lockPlans}. */

@@ -403,9 +403,10 @@ final class PoolPlanner {
         for (Pool o : registry.pools()) {
             if (o.pinned && o.slots != null && o.alive() && !o.shares) held = held.or(o.scope);
         }
+        CpuSet mine = node.mine();
+        if (mine.equals(held)) return; // nothing to give back or take: no plan lock
         boolean locked = node.lockPlans(); // others never read these claims half changed
         try {
-            CpuSet mine = node.mine();
             node.release(mine.andNot(held));
             node.claim(held.andNot(mine));
         } finally {

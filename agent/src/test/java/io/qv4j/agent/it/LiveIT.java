@@ -102,7 +102,7 @@ class LiveIT {
         for (long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15); System.nanoTime() < deadline; Thread.sleep(200)) {
             r = Jvm.cli(java, List.of(), "status", Long.toString(pid), "--format", "json");
             if (r.exitCode() != 0) continue;
-            // the agent marks itself on before its first report is out: status then lists it with no report
+            // a report, not only the agent's marker: what the callers read
             Object report = map(list(map(JsonReader.parse(r.stdout())).get("jvms")).get(0)).get("report");
             if (report != null) return map(report);
         }

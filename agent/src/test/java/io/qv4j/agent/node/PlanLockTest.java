@@ -115,7 +115,7 @@ class PlanLockTest {
     }
 
     @Test
-    void withoutThePlanLockAClaimThatCutsAPieceInPartIsReadAgainAndOneThatTakesWholePiecesIsNot() {
+    void aClaimThatCutsAPieceInPartCallsForAnotherReadOneOnWholePiecesOrNoneDoesNot() {
         List<CpuSet> pieces = List.of(CpuSet.parse("0-1"), CpuSet.parse("2-3"));
         assertTrue(Claims.cutsInPart(CpuSet.parse("0"), pieces));
         assertTrue(Claims.cutsInPart(CpuSet.parse("0-2"), pieces));
