@@ -15,6 +15,7 @@ import io.qv4j.agent.inst.Boot;
 import io.qv4j.agent.inst.Dispatcher;
 import io.qv4j.agent.inst.HookTransformer;
 import io.qv4j.agent.inst.JavaBase;
+import io.qv4j.agent.inst.JitDirective;
 import io.qv4j.agent.inst.NativeDoor;
 import io.qv4j.agent.io.UserFiles;
 import io.qv4j.agent.live.Live;
@@ -105,6 +106,7 @@ public final class QvAgent {
             HookTransformer t = installed.transformer();
             long tHooks = System.nanoTime();
             d.hooks(Class.forName(Boot.HOOKS, false, null));
+            d.jit(new JitDirective(inst));
             AnnotationSupport.install(inst, p, o);
             placer = p;
             p.events(Live.events());

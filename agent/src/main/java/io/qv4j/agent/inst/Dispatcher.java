@@ -13,6 +13,7 @@ public final class Dispatcher implements ObjIntConsumer<Object> {
     private final Placer placer;
     private final boolean attached;
     private volatile Class<?> hooks;
+    private volatile JitDirective jit;
 
     public Dispatcher(Placer placer, boolean attached) {
         this.placer = placer;
@@ -29,6 +30,16 @@ public final class Dispatcher implements ObjIntConsumer<Object> {
         hooks = c;
     }
 
+    /** What counts the thread starts, to keep the agent's code off C2 once they are many. */
+    public void jit(JitDirective j) {
+        jit = j;
+    }
+
+    private void threadStarted() {
+        JitDirective j = jit;
+        if (j != null) j.threadStarted();
+    }
+
     private void setCatchUp(boolean on) {
         try {
             Class<?> h = hooks;
@@ -43,12 +54,16 @@ public final class Dispatcher implements ObjIntConsumer<Object> {
         try {
             switch (kind) {
                 case QvHooks.POOL_CREATED -> placer.poolCreated(o);
-                case QvHooks.WORKER_START -> placer.workerStart(o, Thread.currentThread());
+                case QvHooks.WORKER_START -> {
+                    threadStarted();
+                    placer.workerStart(o, Thread.currentThread());
+                }
                 case QvHooks.WORKER_EXIT -> placer.workerExit(o, Thread.currentThread());
                 // The worker is the current thread (the hook runs in its run()). Not passing it as the
                 // ForkJoinWorkerThread it is keeps the verifier from loading that class, one of the
                 // hook targets, before the hooks are installed: it would then have to be redefined.
                 case QvHooks.FJ_START -> {
+                    threadStarted();
                     if (o instanceof ForkJoinWorkerThread w) placer.workerStart(w.getPool(), Thread.currentThread());
                 }
                 case QvHooks.FJ_EXIT -> {
@@ -58,7 +73,10 @@ public final class Dispatcher implements ObjIntConsumer<Object> {
                     // the registry's lock only after a move: fork/join tasks are many and short
                     if (placer.rebindIfMoved(Thread.currentThread()) && !attached && !placer.anyPending()) setCatchUp(false);
                 }
-                case QvHooks.THREAD_START -> placer.threadStart(Thread.currentThread());
+                case QvHooks.THREAD_START -> {
+                    threadStarted();
+                    placer.threadStart(Thread.currentThread());
+                }
                 case QvHooks.THREAD_EXIT -> placer.threadExit(Thread.currentThread());
                 case QvHooks.TASK -> {
                     placer.catchUp(o, Thread.currentThread(), attached);
