@@ -25,7 +25,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * from C2. Nothing of the application's is matched: not even the API's classes, which an
  * application may call. A JVM that starts fewer threads pays nothing; one that is not HotSpot, or
  * lacks {@code jdk.management}, or has no usable per-user cache directory (the command reads a
- * file), keeps the JIT's defaults, with a {@code verbose} line.
+ * file), or runs without tiers ({@code -XX:-TieredCompilation}: C2 is its only compiler), keeps
+ * the JIT's defaults, with a {@code verbose} line.
  */
 public final class JitDirective implements Runnable {
 
@@ -79,7 +80,10 @@ public final class JitDirective implements Runnable {
         bean.setAccessible(true);
         Method execute = c.getDeclaredMethod("executeDiagnosticCommand", String.class);
         execute.setAccessible(true);
-        String out = String.valueOf(execute.invoke(bean.invoke(null), "Compiler.directives_add \"" + path + "\"")).strip();
+        Object commands = bean.invoke(null);
+        // without tiers C2 is the only compiler: excluded from it, the agent's code would be interpreted
+        if (String.valueOf(execute.invoke(commands, "VM.flags")).contains("-XX:-TieredCompilation")) return "not added (-XX:-TieredCompilation: no C1 to leave it to)";
+        String out = String.valueOf(execute.invoke(commands, "Compiler.directives_add \"" + path + "\"")).strip();
         return out.startsWith("1 compiler directives added") ? "added (" + path + ")" : "not added (" + out + ")";
     }
 }

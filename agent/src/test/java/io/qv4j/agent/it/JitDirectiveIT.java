@@ -15,15 +15,19 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * The agent's code is kept off C2 once the application has started threads by the hundred, in
  * real JVMs (JDK 17 and 25): after 600 pools of 2 the JVM's compiler directives hold one entry,
- * for the agent's package only, excluded from C2; after 20 pools none; the application runs as it
- * would.
+ * for the agent's package only, excluded from C2; after 20 pools none, and none without tiers
+ * (C2 the only compiler); the application runs as it would.
  */
 class JitDirectiveIT {
 
     private static final String AGENT_ENTRY = "matching: io/qv4j/agent/*.*";
 
     private static Jvm.App churn(Path java, Path cache, int pools, int waitMillis) throws Exception {
-        return Jvm.app(java, List.of("env", "XDG_CACHE_HOME=" + cache), List.of(), "verbose=true", List.of("target/test-classes"),
+        return churn(java, cache, List.of(), pools, waitMillis);
+    }
+
+    private static Jvm.App churn(Path java, Path cache, List<String> jvmArgs, int pools, int waitMillis) throws Exception {
+        return Jvm.app(java, List.of("env", "XDG_CACHE_HOME=" + cache), jvmArgs, "verbose=true", List.of("target/test-classes"),
                 "io.qv4j.testapps.ChurnApp", Set.of(), String.valueOf(pools), String.valueOf(waitMillis));
     }
 
@@ -54,6 +58,16 @@ class JitDirectiveIT {
             assertEquals(0, app.result().exitCode(), app.result().toString());
             assertFalse(app.result().stdout().contains("io/qv4j"), java + ": " + app.result().stdout());
             assertFalse(app.result().stderr().contains("C2 compiler"), app.result().stderr());
+        }
+    }
+
+    @Test
+    void withoutTiersC2IsTheOnlyCompilerAndTheAgentsCodeIsLeftToIt(@TempDir Path cache) throws Exception {
+        for (Path java : Jvm.javas()) {
+            Jvm.App app = churn(java, cache, List.of("-XX:-TieredCompilation"), 300, 1000);
+            assertEquals(0, app.result().exitCode(), app.result().toString());
+            assertTrue(app.result().stderr().contains("not added (-XX:-TieredCompilation"), java + ": " + app.result().stderr());
+            assertFalse(app.result().stdout().contains("io/qv4j"), app.result().stdout());
         }
     }
 }
