@@ -14,7 +14,6 @@ import java.util.TreeMap;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
-import java.util.function.Supplier;
 
 /**
  * A communicator of {@code n} threads, like an MPI communicator (DESIGN.md §5).
@@ -161,7 +160,7 @@ public final class TaskGroup {
                 if (pieces < 1) throw new IllegalArgumentException("pieces must be >= 1, got " + pieces);
             });
             return cast(group.exchange(rank, "split", new Args(scope, pieces), color,
-                    own -> group.mapByColor(() -> scope.split(pieces), own)));
+                    own -> GroupResults.mapByColor(() -> scope.split(pieces), own)));
         }
 
         /** This member's piece of {@code scope.splitAt(type)} for its color, tasks ordered by rank (DESIGN.md §4.3). */
@@ -172,7 +171,7 @@ public final class TaskGroup {
                 Objects.requireNonNull(color, "color");
             });
             return cast(group.exchange(rank, "splitAt", new Args(scope, type), color,
-                    own -> group.mapByColor(() -> scope.splitAt(type), own)));
+                    own -> GroupResults.mapByColor(() -> scope.splitAt(type), own)));
         }
 
         /**
@@ -189,7 +188,7 @@ public final class TaskGroup {
                 }
             });
             return cast(group.exchange(rank, "splitByOrdinal", new Args(scope, pieces), ordinal,
-                    own -> group.mapByOrdinal(scope.split(pieces), own)));
+                    own -> GroupResults.mapByOrdinal(scope.split(pieces), own)));
         }
 
         /** Piece {@code ordinal} of {@code scope.splitAt(type)}; {@link TaskGroup#UNDEFINED} gives empty. */
@@ -200,7 +199,7 @@ public final class TaskGroup {
                 if (ordinal < UNDEFINED) throw new IllegalArgumentException("piece " + ordinal + " does not exist");
             });
             return cast(group.exchange(rank, "splitAtByOrdinal", new Args(scope, type), ordinal,
-                    own -> group.mapByOrdinal(scope.splitAt(type), own)));
+                    own -> GroupResults.mapByOrdinal(scope.splitAt(type), own)));
         }
 
         /**
@@ -423,43 +422,5 @@ public final class TaskGroup {
             for (int i = 0; i < ranks.size(); i++) results[ranks.get(i)] = Optional.of(sub.members[i]);
         }
         return results;
-    }
-
-    /** Colors are checked before the split is made, so a mix-up is reported as such. */
-    private Object[] mapByColor(Supplier<Split> splitter, Object[] colors) {
-        Color policy = null;
-        int policyRank = -1;
-        List<Integer> tasks = new ArrayList<>();
-        for (int r = 0; r < size; r++) {
-            Color c = (Color) colors[r];
-            if (c == Color.UNDEFINED) continue;
-            if (policy == null) {
-                policy = c;
-                policyRank = r;
-            } else if (c != policy) {
-                throw new IllegalArgumentException("members mix colors: rank " + policyRank + " passed " + policy
-                        + " and rank " + r + " passed " + c);
-            }
-            tasks.add(r);
-        }
-        Split split = splitter.get(); // even when no member wants a piece: bad arguments fail alike
-        Object[] results = new Object[size];
-        Arrays.fill(results, Optional.empty());
-        if (policy == null) return results;
-        List<Optional<Scope>> pieces = split.tasks(tasks.size(), policy);
-        for (int i = 0; i < tasks.size(); i++) results[tasks.get(i)] = pieces.get(i);
-        return results;
-    }
-
-    private Object[] mapByOrdinal(Split split, Object[] ordinals) {
-        int[] asked = new int[size];
-        int pieces = split.pieces().size();
-        for (int r = 0; r < size; r++) {
-            asked[r] = (Integer) ordinals[r];
-            if (asked[r] >= pieces) {
-                throw new IllegalArgumentException("rank " + r + " asked for piece " + asked[r] + " of " + pieces);
-            }
-        }
-        return split.tasksByOrdinal(asked).toArray();
     }
 }
