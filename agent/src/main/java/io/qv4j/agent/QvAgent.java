@@ -50,6 +50,7 @@ public final class QvAgent {
 
     private static volatile Placer placer;
     private static volatile Rebalancer rebalancer;
+    private static volatile JitDirective jit;
     private static long t0;
 
     private QvAgent() {
@@ -106,14 +107,15 @@ public final class QvAgent {
             HookTransformer t = installed.transformer();
             long tHooks = System.nanoTime();
             d.hooks(Class.forName(Boot.HOOKS, false, null));
-            d.jit(new JitDirective(inst));
+            jit = new JitDirective(inst);
+            d.jit(jit);
             AnnotationSupport.install(inst, p, o);
             placer = p;
             p.events(Live.events());
             Live.started(JavaBase.agentProperties(inst), new java.util.function.Supplier<java.util.Map<String, Object>>() {
                 @Override
                 public java.util.Map<String, Object> get() {
-                    return PlacementReport.snapshot(p, rebalancer);
+                    return PlacementReport.snapshot(p, rebalancer, c2Directive());
                 }
             }, args, attached);
             if (o.report() != null) {
@@ -229,9 +231,14 @@ public final class QvAgent {
         }
     }
 
+    private static String c2Directive() {
+        JitDirective j = jit;
+        return j == null ? null : j.outcome();
+    }
+
     static void writeReport(Placer p, String file) {
         try {
-            UserFiles.writeAtomically(Path.of(file), Json.write(PlacementReport.atExit(p, rebalancer)).getBytes(StandardCharsets.UTF_8));
+            UserFiles.writeAtomically(Path.of(file), Json.write(PlacementReport.atExit(p, rebalancer, c2Directive())).getBytes(StandardCharsets.UTF_8));
         } catch (Throwable t) {
             Log.info("cannot write the report " + file + ": " + t);
         }

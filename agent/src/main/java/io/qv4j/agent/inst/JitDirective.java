@@ -2,6 +2,7 @@ package io.qv4j.agent.inst;
 
 import io.qv4j.agent.boot.AgentThread;
 import io.qv4j.agent.io.UserCache;
+import io.qv4j.agent.live.Live;
 import io.qv4j.agent.log.Log;
 
 import java.lang.instrument.Instrumentation;
@@ -38,6 +39,7 @@ public final class JitDirective implements Runnable {
 
     private final Instrumentation inst;
     private final AtomicInteger threads = new AtomicInteger();
+    private volatile String outcome;
 
     public JitDirective(Instrumentation inst) {
         this.inst = inst;
@@ -50,13 +52,20 @@ public final class JitDirective implements Runnable {
 
     @Override
     public void run() {
-        String outcome;
+        String said;
         try {
-            outcome = add(inst, UserCache.dir());
+            said = add(inst, UserCache.dir());
         } catch (Throwable t) {
-            outcome = "not added (" + t + ")";
+            said = "not added (" + t + ")";
         }
-        Log.debug("the agent's code is kept off the C2 compiler after " + AFTER_THREADS + " thread starts: " + outcome);
+        Log.debug("the agent's code is kept off the C2 compiler after " + AFTER_THREADS + " thread starts: " + said);
+        outcome = said.startsWith("added") ? "added" : said;
+        Live.changed();
+    }
+
+    /** For the report: null before the {@link #AFTER_THREADS}th thread start, then {@code added} or {@code not added (why)}. */
+    public String outcome() {
+        return outcome;
     }
 
     /** Adds the directive; returns what happened, in words. */

@@ -27,7 +27,7 @@ public final class PlacementReport {
     }
 
     /** Pools, threads, slots and cpusets as JSON-ready maps; {@code rebalancer} may be null. */
-    public static Map<String, Object> snapshot(Placer placer, Rebalancer rebalancer) {
+    public static Map<String, Object> snapshot(Placer placer, Rebalancer rebalancer, String c2Directive) {
         Options options = placer.options();
         Env e = placer.env();
         Topology topology = e == null ? null : e.topology();
@@ -52,6 +52,7 @@ public final class PlacementReport {
         agent.put("node", e == null || e.node() == null ? null : e.node().report());
         agent.put("numa", placer.numaAdvice());
         agent.put("cpukinds", topology == null ? null : cpuKinds(topology));
+        agent.put("c2Directive", c2Directive);
         out.put("agent", agent);
         List<Object> list = new ArrayList<>();
         PoolRegistry registry = placer.registry();
@@ -69,8 +70,8 @@ public final class PlacementReport {
      * measured memory advice (DESIGN.md §7.3), which is also said in one line. Read from
      * {@code numa_maps} once, here: the user asked for the report, and the whole run's memory is in place.
      */
-    public static Map<String, Object> atExit(Placer placer, Rebalancer rebalancer) {
-        Map<String, Object> out = snapshot(placer, rebalancer);
+    public static Map<String, Object> atExit(Placer placer, Rebalancer rebalancer, String c2Directive) {
+        Map<String, Object> out = snapshot(placer, rebalancer, c2Directive);
         List<Object> memory = NodeMemory.of(NumaMemory.of(ProcessHandle.current().pid()));
         String advice = NodeMemory.advice(out, memory);
         out.put("memory", memory);

@@ -6,6 +6,7 @@ import org.junit.jupiter.api.io.TempDir;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -31,6 +32,11 @@ class JitDirectiveIT {
                 "io.qv4j.testapps.ChurnApp", Set.of(), String.valueOf(pools), String.valueOf(waitMillis));
     }
 
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> agent(Jvm.App app) {
+        return (Map<String, Object>) app.report().get("agent");
+    }
+
     @Test
     void manyThreadStartsAddOneDirectiveThatExcludesTheAgentsPackageFromC2(@TempDir Path cache) throws Exception {
         for (Path java : Jvm.javas()) {
@@ -38,6 +44,7 @@ class JitDirectiveIT {
             String out = app.result().stdout();
             assertEquals(0, app.result().exitCode(), app.result().toString());
             assertTrue(app.result().stderr().contains("kept off the C2 compiler after 500 thread starts: added"), java + ": " + app.result().stderr());
+            assertEquals("added", agent(app).get("c2Directive"), "the report says so");
             int at = out.indexOf(AGENT_ENTRY);
             assertTrue(at >= 0, java + ": " + out);
             assertEquals(at, out.lastIndexOf(AGENT_ENTRY), "added once: " + out);
@@ -58,6 +65,8 @@ class JitDirectiveIT {
             assertEquals(0, app.result().exitCode(), app.result().toString());
             assertFalse(app.result().stdout().contains("io/qv4j"), java + ": " + app.result().stdout());
             assertFalse(app.result().stderr().contains("C2 compiler"), app.result().stderr());
+            assertTrue(agent(app).containsKey("c2Directive"), app.report().toString());
+            assertEquals(null, agent(app).get("c2Directive"), "not asked: the report's value is null");
         }
     }
 
@@ -67,6 +76,7 @@ class JitDirectiveIT {
             Jvm.App app = churn(java, cache, List.of("-XX:-TieredCompilation"), 300, 1000);
             assertEquals(0, app.result().exitCode(), app.result().toString());
             assertTrue(app.result().stderr().contains("not added (-XX:-TieredCompilation"), java + ": " + app.result().stderr());
+            assertTrue(String.valueOf(agent(app).get("c2Directive")).startsWith("not added (-XX:-TieredCompilation"), app.report().toString());
             assertFalse(app.result().stdout().contains("io/qv4j"), app.result().stdout());
         }
     }

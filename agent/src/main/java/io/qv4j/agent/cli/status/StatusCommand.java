@@ -274,6 +274,10 @@ public final class StatusCommand {
             for (Object k : kinds) each.add("efficiency " + JsonValues.map(k).get("efficiency") + " pus " + JsonValues.map(k).get("cpus"));
             out.println("  cpu kinds: " + String.join(", ", each));
         }
+        if (a.get("c2Directive") != null) {
+            out.println("  jit: " + ("added".equals(a.get("c2Directive")) ? "the agent's code is kept off C2 (a compiler directive, added after 500 thread starts)"
+                    : "the agent's code is left to C2: the directive was " + a.get("c2Directive")));
+        }
         out.println("  " + neighbours(report.get("neighbours") == null ? null : JsonValues.map(report.get("neighbours"))));
         List<Object> pools = JsonValues.list(report.get("pools"));
         if (pools.isEmpty()) out.println("  no pools yet");

@@ -83,7 +83,7 @@ class PlanAgreesWithAgentTest {
         p.ready(new Env(t, t.allowed(), Binders.choose(o.bind()), null, null, false));
         ThreadPoolExecutor pool = AppPools.fixed(tasks, p::poolCreated);
         p.workerStart(pool, new Thread(() -> { }, "app-1"));
-        Map<?, ?> report = (Map<?, ?>) JsonReader.parse(io.qv4j.agent.report.Json.write(PlacementReport.snapshot(p, null)));
+        Map<?, ?> report = (Map<?, ?>) JsonReader.parse(io.qv4j.agent.report.Json.write(PlacementReport.snapshot(p, null, null)));
         return (Map<?, ?>) ((List<?>) report.get("pools")).get(0);
     }
 }

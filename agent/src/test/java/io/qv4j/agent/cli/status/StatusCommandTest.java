@@ -102,6 +102,15 @@ class StatusCommandTest {
     }
 
     @Test
+    void textSaysWhetherTheAgentsCodeIsKeptOffC2OnlyOnceTheAgentAsked() {
+        assertTrue(text(jvm(REPORT)).stream().noneMatch(l -> l.contains("jit:")), "fewer than 500 thread starts: nothing to say");
+        String added = REPORT.replace("\"binder\": \"native\"}", "\"binder\": \"native\", \"c2Directive\": \"added\"}");
+        assertEquals("  jit: the agent's code is kept off C2 (a compiler directive, added after 500 thread starts)", line(text(jvm(added)), "jit:"));
+        String refused = REPORT.replace("\"binder\": \"native\"}", "\"binder\": \"native\", \"c2Directive\": \"not added (no jdk.management module)\"}");
+        assertEquals("  jit: the agent's code is left to C2: the directive was not added (no jdk.management module)", line(text(jvm(refused)), "jit:"));
+    }
+
+    @Test
     void textShowsTheJvmsResidentMemoryByNumaNodeWithShares() {
         Map<String, Object> j = jvm(REPORT);
         j.put("memory", NodeMemory.of(Map.of(0, 3L << 20, 2, 1L << 20)));
