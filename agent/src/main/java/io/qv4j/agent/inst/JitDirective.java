@@ -17,9 +17,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * Keeps the agent's own code off the C2 compiler once the application has started threads by the
  * hundred. An application that makes and ends pools all the time makes the agent's hooks and plans
- * hot, and C2 then compiled them with everything they call inlined: a churn run of 2,000 pools on
- * 2 PUs spent more CPU in C2 on the agent's code than the agent spent running, on PUs the
- * application wanted. Their work is bookkeeping, which C1's code does nearly as fast. So at the
+ * hot, and C2 then compiled them with everything they call inlined, on PUs the application
+ * wanted: over 12,000 short-lived pools on 2 PUs, 72 compilations of the agent's methods, 2.3 s of
+ * compile time (DESIGN.md §6.8). Their work is bookkeeping, which C1's code does about as well. So at the
  * {@link #AFTER_THREADS}th thread start, on a thread of its own, the agent adds one compiler
  * directive (the {@code Compiler.directives_add} diagnostic command, run in this JVM through the
  * JDK's diagnostic-command bean, with no MBean server made) that excludes {@code io/qv4j/agent/*}
