@@ -28,7 +28,8 @@ class JitDirectiveIT {
     }
 
     private static Jvm.App churn(Path java, Path cache, List<String> jvmArgs, int pools, int waitMillis) throws Exception {
-        return Jvm.app(java, List.of("env", "XDG_CACHE_HOME=" + cache), jvmArgs, "verbose=true", List.of("target/test-classes"),
+        // the defaults, the neighbours watcher included (the harness turns it off unless asked)
+        return Jvm.app(java, List.of("env", "XDG_CACHE_HOME=" + cache), jvmArgs, "verbose=true,neighbours=500ms", List.of("target/test-classes"),
                 "io.qv4j.testapps.ChurnApp", Set.of(), String.valueOf(pools), String.valueOf(waitMillis));
     }
 

@@ -275,7 +275,7 @@ public final class StatusCommand {
             out.println("  cpu kinds: " + String.join(", ", each));
         }
         if (a.get("c2Directive") != null) {
-            out.println("  jit: " + ("added".equals(a.get("c2Directive")) ? "the agent's code is kept off C2 (a compiler directive, added after 500 thread starts)"
+            out.println("  jit: " + ("added".equals(a.get("c2Directive")) ? "the agent's code is kept off C2 (a compiler directive it added once the application had started many threads)"
                     : "the agent's code is left to C2: the directive was " + a.get("c2Directive")));
         }
         out.println("  " + neighbours(report.get("neighbours") == null ? null : JsonValues.map(report.get("neighbours"))));
