@@ -38,7 +38,7 @@ class BusyNeighboursIT {
     static final long WITHIN_MILLIS = 2000;
     /**
      * How soon a worker planned beside a neighbour busy before the JVM started must be off its PU:
-     * the watcher's quick looks (50-730 ms after the pin) or, where the JVM's own start-up or a
+     * the watcher's quick looks (50-610 ms after the pin) or, where the JVM's own start-up or a
      * build on the machine still kept the other PU busy then, one of the next two.
      */
     static final long FIRST_LOOK_MILLIS = 2000;
@@ -148,7 +148,7 @@ class BusyNeighboursIT {
     /**
      * Planned off the neighbour's PU from the load seen since the agent started; where that window
      * (a few tens of milliseconds for an app this small) misjudged, the watcher moves it at one of its
-     * quick looks, 50-730 ms after the worker is pinned, or a period later: within {@link #FIRST_LOOK_MILLIS}, and it stays.
+     * quick looks, 50-610 ms after the worker is pinned, or a period later: within {@link #FIRST_LOOK_MILLIS}, and it stays.
      */
     @Test
     void aNeighbourBusyBeforeStartKeepsAPoolOfOneOffItsPu() throws Exception {
