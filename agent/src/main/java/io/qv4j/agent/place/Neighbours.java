@@ -43,13 +43,18 @@ public final class Neighbours implements Runnable {
      */
     static final int RELEASE_PERIODS = 2;
     /**
-     * The first reading after a worker is pinned (a JVM that ends sooner reads nothing), then {@link #EVEN_LOOKS} looks
-     * {@code FIRST_LOOK} apart before the gaps double: two JVMs that share no claims and planned at the same instant may have
-     * taken the same PU, and a look may find the other PU no roomier yet (the other JVM's start-up). After a quick move the
-     * next look comes {@code FIRST_LOOK} or twice that later, at random ({@link #LOOKS_AGAIN}): where both moved to one PU, it parts them.
-     */
+     * The first reading after a worker is pinned (a JVM that ends sooner reads nothing), and the
+     * first look after it: two JVMs that share no claims and planned at the same instant may have
+     * taken the same PU, and are parted within about {@code FIRST_READING + FIRST_LOOK} and a
+     * confirming wait ({@link #CONFIRM_SLOTS}); after a quick move the next look comes {@code FIRST_LOOK}
+     * or twice that later, at random ({@link #LOOKS_AGAIN}): where both moved to one PU, it parts them. */
     static final long FIRST_READING_MILLIS = 10;
     static final long FIRST_LOOK_MILLIS = 40;
+    /**
+     * Quick looks {@code FIRST_LOOK} apart before the gaps double: a pair on one PU that the first
+     * look leaves (the other JVM's start-up makes the other PU look no roomier) gets three more
+     * chances in the first 200 ms instead of one.
+     */
     static final int EVEN_LOOKS = 4;
     /** Quiet periods a released pool needs before it is pinned again, doubled by each release up to {@link #MAX_QUIET_PERIODS}. */
     static final int QUIET_PERIODS = 2;
