@@ -50,12 +50,6 @@ public final class Neighbours implements Runnable {
      * or twice that later, at random ({@link #LOOKS_AGAIN}): where both moved to one PU, it parts them. */
     static final long FIRST_READING_MILLIS = 10;
     static final long FIRST_LOOK_MILLIS = 40;
-    /**
-     * Quick looks {@code FIRST_LOOK} apart before the gaps double: a pair on one PU that the first
-     * look leaves (the other JVM's start-up makes the other PU look no roomier) gets three more
-     * chances in the first 200 ms instead of one.
-     */
-    static final int EVEN_LOOKS = 4;
     /** Quiet periods a released pool needs before it is pinned again, doubled by each release up to {@link #MAX_QUIET_PERIODS}. */
     static final int QUIET_PERIODS = 2;
     static final int MAX_QUIET_PERIODS = 128;
@@ -173,7 +167,6 @@ public final class Neighbours implements Runnable {
     public void run() {
         long quick = 0; // the wait before the next quick look; 0: a period
         int lookAgain = 0;
-        int even = 0; // quick looks left before the gaps double
         while (true) {
             try {
                 if (!watching) {
@@ -184,11 +177,10 @@ public final class Neighbours implements Runnable {
                     period(true);
                     quick = FIRST_LOOK_MILLIS;
                     lookAgain = LOOKS_AGAIN;
-                    even = EVEN_LOOKS;
                 }
                 boolean soon = quick > 0 && quick < periodMillis;
                 Thread.sleep(soon ? quick : Math.round(periodMillis * (0.8 + 0.4 * random(1000) / 1000.0)));
-                quick = !soon ? 0 : --even > 0 ? quick : quick * 2;
+                quick = soon ? quick * 2 : 0;
                 int movesBefore = moves;
                 if (!period(soon)) {
                     watching = false;
