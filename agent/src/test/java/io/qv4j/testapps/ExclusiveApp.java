@@ -12,7 +12,7 @@ import java.util.concurrent.locks.LockSupport;
  * The latency issue's application: a plain thread {@code plain} started first, a pool of
  * {@code args[0]} CPU-bound {@code batch-worker}s (default: one per available processor), and a
  * single-thread pool {@code critical-loop} that sleeps 100 µs in a loop and, 200 ms in, starts a
- * plain thread {@code critical-child}. {@code args[1]} ms after the pools start (default 1000) it
+ * plain thread {@code critical-child}; its worker is placed before the batch workers start. {@code args[1]} ms after the pools start (default 1000) it
  * prints {@code task TID NAME cpus=LIST} for every thread of the process, as the kernel has it
  * ({@code /proc/self/task/TID}), and exits.
  */
@@ -34,7 +34,9 @@ public final class ExclusiveApp {
                 return new Thread(r, "batch-worker-" + n++);
             }
         });
+        CountDownLatch criticalPlaced = new CountDownLatch(1);
         critical.submit(() -> {
+            criticalPlaced.countDown();
             long t0 = System.nanoTime();
             boolean child = false;
             while (end.getCount() > 0) {
@@ -47,6 +49,9 @@ public final class ExclusiveApp {
                 }
             }
         });
+        // the critical worker is placed (its pool planned) before the batch workers start: planned
+        // first, a batch worker's claim left two JVMs at once both without a rest, both refused
+        criticalPlaced.await(10, TimeUnit.SECONDS);
         for (int i = 0; i < batch; i++) {
             work.submit(() -> {
                 long x = 1;
