@@ -230,6 +230,9 @@ class BusyNeighboursIT {
             QuietMachine.await(allowed());
             List<Spin> jvms = together(java, "two", 2, 8000);
             try {
+                // where they end: past the quick looks (50-610 ms after the pin), one of which once moved a
+                // worker that was apart from the start onto the PU the other JVM's worker had just been pinned to
+                Thread.sleep(700);
                 apartWithin(jvms);
                 CpuSet a = jvms.get(0).only();
                 CpuSet b = jvms.get(1).only();
