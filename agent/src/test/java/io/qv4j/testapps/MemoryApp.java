@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -22,7 +23,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * MIB MiB and writing every page of it, one worker at a time. The kernel merges adjacent anonymous
  * mappings, so a buffer has no line of its own in {@code /proc/self/numa_maps}: the JVM finds the
  * mapping that holds the buffer's address after its turn and subtracts what the mappings inside
- * it held before, and prints {@code mem ID-N cpus=LIST N0=PAGES N1=PAGES ...}, the buffer's pages
+ * it held before (both from {@code numa_maps}), and prints {@code mem ID-N cpus=LIST N0=PAGES N1=PAGES ...}, the buffer's pages
  * by node (a difference over all the JVM's mappings counted the pages its other threads touched
  * meanwhile: once 1,123 of 17,511). The buffers are kept, so that {@code -XX:MaxDirectMemorySize}
  * must hold them all. Run with {@code --add-opens java.base/java.nio=ALL-UNNAMED} (a buffer's
@@ -117,15 +118,16 @@ public final class MemoryApp {
 
     /**
      * What the mapping holding {@code address} gained on each node: its pages now less those of the
-     * mappings that lay inside it before (the buffers kept beside it, merged with it).
+     * mappings that lay inside it before (the buffers kept beside it, merged with it). It reaches
+     * at most to the next mapping's start; one reading of {@code numa_maps} gives both.
      */
-    private static long[] gain(TreeMap<Long, long[]> before, TreeMap<Long, long[]> after, long address) throws IOException {
-        long[] range = mapping(address);
-        long[] now = after.get(range[0]);
-        if (now == null) return new long[0]; // the mappings changed between the two reads: no figure
-        long[] out = now.clone();
-        for (long[] was : before.subMap(range[0], range[1]).values()) {
-            for (int k = 0; k < Math.min(was.length, out.length); k++) out[k] -= was[k];
+    private static long[] gain(TreeMap<Long, long[]> before, TreeMap<Long, long[]> after, long address) {
+        Map.Entry<Long, long[]> holder = after.floorEntry(address);
+        if (holder == null) return new long[0];
+        Long next = after.higherKey(holder.getKey());
+        long[] out = holder.getValue().clone();
+        for (long[] was : (next == null ? before.tailMap(holder.getKey()) : before.subMap(holder.getKey(), next)).values()) {
+            for (int k = 0; k < out.length; k++) out[k] -= was[k];
         }
         for (int k = 0; k < out.length; k++) out[k] = Math.max(0, out[k]);
         return out;
@@ -142,31 +144,19 @@ public final class MemoryApp {
         return highest + 1;
     }
 
-    /** Start and end of the mapping in {@code /proc/self/maps} that holds {@code address}. */
-    private static long[] mapping(long address) throws IOException {
-        for (String line : Files.readAllLines(Path.of("/proc/self/maps"))) {
-            String[] range = line.substring(0, line.indexOf(' ')).split("-");
-            long start = Long.parseUnsignedLong(range[0], 16);
-            long end = Long.parseUnsignedLong(range[1], 16);
-            if (Long.compareUnsigned(start, address) <= 0 && Long.compareUnsigned(address, end) < 0) return new long[] {start, end};
-        }
-        throw new IOException("no mapping holds " + Long.toHexString(address));
-    }
-
     /** Each mapping's resident pages by node, by its start address, from {@code /proc/self/numa_maps}. */
     private static TreeMap<Long, long[]> mappings() throws IOException {
         TreeMap<Long, long[]> out = new TreeMap<>();
         for (String line : Files.readAllLines(Path.of("/proc/self/numa_maps"))) {
             String[] fields = line.split(" ");
-            TreeMap<Integer, Long> by = new TreeMap<>();
+            long[] pages = new long[NODES];
             for (String f : fields) {
                 int eq = f.indexOf('=');
                 if (f.length() > 1 && f.charAt(0) == 'N' && eq > 1 && Character.isDigit(f.charAt(1))) {
-                    by.put(Integer.parseInt(f.substring(1, eq)), Long.parseLong(f.substring(eq + 1)));
+                    int node = Integer.parseInt(f.substring(1, eq));
+                    if (node < NODES) pages[node] = Long.parseLong(f.substring(eq + 1));
                 }
             }
-            long[] pages = new long[NODES];
-            by.forEach((k, v) -> pages[k] = v);
             out.put(Long.parseUnsignedLong(fields[0], 16), pages);
         }
         return out;

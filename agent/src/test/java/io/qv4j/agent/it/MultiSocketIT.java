@@ -111,7 +111,7 @@ class MultiSocketIT extends GuestMachineChecks {
                     pages[Integer.parseInt(kv[0])] = Long.parseLong(kv[1]);
                     total += pages[Integer.parseInt(kv[0])];
                 }
-                // the buffer and malloc's page before it; an empty line where the mappings changed between two reads
+                // the buffer and malloc's page before it (16,385 pages)
                 assertTrue(total >= 0.95 * 16384, m.group(1) + ": the 64 MiB buffer (16,384 pages) is resident: " + m.group());
                 out.add(new Buffer(m.group(1), m.group(2), pages, total, m.group()));
             }
