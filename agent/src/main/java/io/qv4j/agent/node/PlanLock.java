@@ -28,17 +28,21 @@ import java.util.Set;
  *
  * <p>The file is opened once with {@code O_NOFOLLOW}, never written, and kept open: closing a
  * descriptor would drop the process's locks on it. If its path comes to name another file (a
- * temporary-file cleaner deleted it), it is opened again.
+ * temporary-file cleaner deleted it), it is opened again: looked at when the lock is entered, at
+ * most every {@value #KEY_CHECK_MILLIS} ms (a {@code stat} through {@code Files} was a tenth of a
+ * short-lived pool's plan; a file deleted meanwhile is seen that much later).
  */
 final class PlanLock {
 
     static final long WAIT_MILLIS = 500;
     static final long AFTER_TIMEOUT_MILLIS = 10;
     private static final long POLL_MILLIS = 1;
+    static final long KEY_CHECK_MILLIS = 100;
 
     private FileChannel channel;
     private Object key;       // the file the channel is on: its file key (device and inode)
     private FileLock lock;
+    private long keyChecked;  // System.nanoTime() of the last look at the path's file key
     private int depth;
     private boolean timedOut;
 
@@ -51,7 +55,12 @@ final class PlanLock {
         Path f = dir.resolve("plan.lock");
         long deadline = System.nanoTime() + (timedOut ? AFTER_TIMEOUT_MILLIS : WAIT_MILLIS) * 1_000_000L;
         try {
-            if (channel == null || !key.equals(fileKey(f))) open(f);
+            if (channel == null) {
+                open(f);
+            } else if (System.nanoTime() - keyChecked >= KEY_CHECK_MILLIS * 1_000_000L) {
+                if (!key.equals(fileKey(f))) open(f);
+                keyChecked = System.nanoTime();
+            }
             while (true) {
                 FileLock l;
                 try {
@@ -127,5 +136,6 @@ final class PlanLock {
         }
         channel = ch;
         key = k;
+        keyChecked = System.nanoTime();
     }
 }
