@@ -45,6 +45,26 @@ final class IdlePieces {
     static final double ALIKE = 0.15;
 
     /**
+     * A piece's weight for {@link #choose}: {@link #CLAIMED} where it has PUs of {@code claimed},
+     * else others' load on it with evidence ({@link PuLoad#evident}), 0 without a view. A class,
+     * not a lambda: a JVM's first plan is on a worker's start, and a lambda there spins a class.
+     */
+    static final class Weight implements ToDoubleFunction<CpuSet> {
+        private final CpuSet claimed;
+        private final PuLoad load;
+
+        Weight(CpuSet claimed, PuLoad load) {
+            this.claimed = claimed;
+            this.load = load;
+        }
+
+        @Override
+        public double applyAsDouble(CpuSet piece) {
+            return piece.intersects(claimed) ? CLAIMED : load == null ? 0 : load.evident(piece);
+        }
+    }
+
+    /**
      * The plan with its tasks on idle pieces, where the structural plan puts one on a busy piece;
      * the plan itself otherwise, and for explicit piece numbers. {@code load}: a piece's load
      * from others, 0 to 1, or {@link #CLAIMED}.

@@ -156,8 +156,7 @@ final class PoolPlanner {
     private EnginePlanner.Plan byAvailability(Pool p, Env e, EnginePlanner.Plan plan, CpuSet claimed, PuLoad load) {
         if (e.topology().cpuKinds().size() > 1 || claimed.isEmpty() && load == null) return plan;
         try {
-            return IdlePieces.choose(e.topology(), policyOf(p, options), p.tasks, plan,
-                    c -> c.intersects(claimed) ? IdlePieces.CLAIMED : load == null ? 0 : load.evident(c), Turn.OF_THIS_JVM);
+            return IdlePieces.choose(e.topology(), policyOf(p, options), p.tasks, plan, new IdlePieces.Weight(claimed, load), Turn.OF_THIS_JVM);
         } catch (RuntimeException ex) {
             return plan;
         }
