@@ -64,19 +64,33 @@ final class ClassCache {
     Entry get(String internalName, byte[] original) {
         if (dir == null) return null;
         String key = key(internalName, original);
-        byte[] file = UserCache.read(dir.resolve(fileName(key)), MAX_ENTRY);
-        return file == null ? null : decode(file, key);
+        boolean interrupted = Thread.interrupted(); // see put
+        try {
+            byte[] file = UserCache.read(dir.resolve(fileName(key)), MAX_ENTRY);
+            return file == null ? null : decode(file, key);
+        } finally {
+            if (interrupted) Thread.currentThread().interrupt();
+        }
     }
 
-    /** Keeps a rewrite for later runs; a failure only means the next run rewrites again. */
+    /**
+     * Keeps a rewrite for later runs; a failure only means the next run rewrites again. A class
+     * loads on whatever thread first needs it, an application's, whose interrupt would close the
+     * file channels: so it is held off for the file work and given back. Seen: JDK 17 loads
+     * {@code ForkJoinPool$WorkQueue} on a pool's idle worker that {@code shutdown()} interrupts,
+     * and such starts ran ASM cold each time, the rewrite never kept.
+     */
     void put(String internalName, byte[] original, byte[] rewritten, String note) {
         if (dir == null) return;
         String key = key(internalName, original);
+        boolean interrupted = Thread.interrupted();
         try {
             UserCache.write(dir, fileName(key), encode(key, rewritten, note));
             UserCache.trim(dir, SUFFIX, KEEP);
         } catch (IOException | RuntimeException e) {
             // not kept: the next start rewrites
+        } finally {
+            if (interrupted) Thread.currentThread().interrupt();
         }
     }
 

@@ -73,8 +73,20 @@ final class OpenHftLocks {
     /**
      * Takes OpenHFT's {@code cpu-N.lock} for each PU just claimed (see the class comment). Returns the
      * PUs whose OpenHFT file a live process holds (this one's application included): those are lost.
+     * A worker claims on its own thread, which the application may have interrupted: the interrupt
+     * would close the file's channel as the pid is written, and the lock with it (seen: an empty
+     * file, no lock, nothing said). So it is held off meanwhile and given back.
      */
     synchronized CpuSet claim(List<Integer> pus) {
+        boolean interrupted = Thread.interrupted();
+        try {
+            return take(pus);
+        } finally {
+            if (interrupted) Thread.currentThread().interrupt();
+        }
+    }
+
+    private CpuSet take(List<Integer> pus) {
         CpuSet busy = CpuSet.empty();
         Map<String, Long> locks = null;
         Map<Integer, FileChannel> taken = new HashMap<>();

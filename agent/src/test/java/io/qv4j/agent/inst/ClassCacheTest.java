@@ -56,6 +56,27 @@ class ClassCacheTest {
     }
 
     @Test
+    void aThreadWithAPendingInterruptKeepsAndFindsARewriteAndStillHasItsInterrupt(@TempDir Path dir) throws Exception {
+        // a pool's idle worker that shutdown() interrupted may be the thread that loads a class
+        // the hooks rewrite (JDK 17's ForkJoinPool$WorkQueue, from the worker's first wait): the
+        // interrupt closed the cache's file channels, so the rewrite was never kept and each such
+        // start ran ASM cold again
+        ClassCache cache = new ClassCache(dir, BUILD);
+        byte[] rewritten = {1, 2, 3};
+        Thread.currentThread().interrupt();
+        try {
+            cache.put(TPE, original(), rewritten, "runWorker");
+            assertTrue(Thread.currentThread().isInterrupted(), "the interrupt is the application's: kept");
+            ClassCache.Entry e = cache.get(TPE, original());
+            assertTrue(Thread.currentThread().isInterrupted(), "the interrupt is the application's: kept");
+            assertNotNull(e, "kept and found on an interrupted thread");
+            assertArrayEquals(rewritten, e.bytes());
+        } finally {
+            Thread.interrupted();
+        }
+    }
+
+    @Test
     void theTransformerUsesAKeptRewriteAndKeepsANewOne(@TempDir Path dir) throws Exception {
         byte[] rewritten = new HookTransformer("java/util/concurrent/QvHooks", new ClassCache(dir, BUILD), HookTransformer.TARGETS).instrument(TPE, original());
         HookTransformer second = new HookTransformer("java/util/concurrent/QvHooks", new ClassCache(dir, BUILD), HookTransformer.TARGETS);

@@ -118,6 +118,24 @@ class ClaimsTest {
     }
 
     @Test
+    void aClaimTakenOnAThreadWithAPendingInterruptIsWrittenOnOpenHftsSideAndTheInterruptIsKept(@TempDir Path tmp) throws Exception {
+        // a worker plans on its own thread, which the application may have interrupted: the
+        // interrupt closed the OpenHFT file's channel before the pid was written (seen: an empty file)
+        Path hft = Files.createDirectory(tmp.resolve("javatmp"));
+        Claims c = Claims.open(tmp.resolve("c"), true, hft);
+        Thread.currentThread().interrupt();
+        try {
+            assertEquals(CpuSet.empty(), c.claim(CpuSet.parse("1")));
+            assertTrue(Thread.currentThread().isInterrupted(), "the interrupt is the application's: kept");
+        } finally {
+            Thread.interrupted();
+        }
+        Path f = hft.resolve("cpu-1.lock");
+        assertTrue(locked(f), "an exclusive lock, visible in /proc/locks");
+        assertEquals(String.valueOf(LockTable.ownPid()), catFile(f).split("\n")[0], "the pid first, as OpenHFT reads it");
+    }
+
+    @Test
     void anUnlockedStaleFileOfThisUserIsReusedNotTruncatedBeforeTheLock(@TempDir Path tmp) throws Exception {
         Path hft = Files.createDirectory(tmp.resolve("javatmp"));
         Path f = Files.writeString(hft.resolve("cpu-4.lock"), "99999\n2026.01.01 at 00:00:00 UTC\nmore text that is longer than ours\n");
