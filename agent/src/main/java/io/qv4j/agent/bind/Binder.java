@@ -80,15 +80,18 @@ public interface Binder {
         } catch (Throwable notLoaded) {
             // the JNI library is not in use: read /proc
         }
+        // java.io, not a file channel: a pending interrupt of the calling thread (an application's) would close one
+        byte[] b = io.qv4j.agent.io.UserFiles.proc(tid == 0 ? "/proc/thread-self/status" : "/proc/self/task/" + tid + "/status");
+        if (b == null) return null;
+        String status = new String(b, java.nio.charset.StandardCharsets.ISO_8859_1);
+        int at = status.indexOf("Cpus_allowed_list:");
+        if (at < 0) return null;
+        int end = status.indexOf('\n', at);
         try {
-            String status = tid == 0 ? "/proc/thread-self/status" : "/proc/self/task/" + tid + "/status";
-            for (String line : java.nio.file.Files.readAllLines(java.nio.file.Path.of(status))) {
-                if (line.startsWith("Cpus_allowed_list:")) return CpuSet.parse(line.substring(18).strip());
-            }
-        } catch (Throwable t) {
-            // unknown
+            return CpuSet.parse(status.substring(at + 18, end < 0 ? status.length() : end).strip());
+        } catch (RuntimeException e) {
+            return null;
         }
-        return null;
     }
 
     /** Binds nothing: bind=off, or native binding unavailable. */

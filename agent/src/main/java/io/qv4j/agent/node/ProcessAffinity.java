@@ -1,14 +1,12 @@
 package io.qv4j.agent.node;
 
+import io.qv4j.agent.bind.Binder;
 import io.qv4j.agent.bind.NativeAffinity;
 import io.qv4j.agent.boot.AgentThread;
 import io.qv4j.agent.log.Log;
 import io.qv4j.topology.CpuSet;
 
 import java.io.File;
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.HashSet;
 import java.util.Set;
 
@@ -115,20 +113,6 @@ public final class ProcessAffinity {
 
     /** Task {@code tid}'s kernel mask: through the JNI library when loaded, else from /proc; null when unknown. */
     static CpuSet mask(long tid) {
-        if (tid <= 0 || tid > Integer.MAX_VALUE) return null;
-        try {
-            CpuSet c = NativeAffinity.affinity((int) tid);
-            if (c != null) return c;
-        } catch (Throwable notLoaded) {
-            // no JNI library: read /proc
-        }
-        try {
-            for (String line : Files.readAllLines(Path.of("/proc/self/task", Long.toString(tid), "status"))) {
-                if (line.startsWith("Cpus_allowed_list:")) return CpuSet.parse(line.substring(18).strip());
-            }
-        } catch (IOException | RuntimeException e) {
-            // ended, or unreadable
-        }
-        return null;
+        return tid <= 0 || tid > Integer.MAX_VALUE ? null : Binder.mask(tid);
     }
 }

@@ -2,14 +2,13 @@ package io.qv4j.agent.place;
 
 import io.qv4j.agent.bind.Binder;
 import io.qv4j.agent.config.Options;
+import io.qv4j.agent.io.UserFiles;
 import io.qv4j.agent.log.Log;
 import io.qv4j.agent.node.Claims;
 import io.qv4j.split.Slots;
 import io.qv4j.topology.CpuSet;
 
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -209,11 +208,9 @@ final class ExclusiveRoom {
 
     /** Whether thread {@code tid} is one of the JVM's own ({@link #VM_THREADS}). */
     static boolean vmThread(long tid) {
-        try {
-            return vmThreadName(Files.readString(Path.of("/proc/self/task/" + tid + "/comm")).strip());
-        } catch (IOException | RuntimeException gone) {
-            return false;
-        }
+        // java.io, not a file channel: the calling thread may be an application's, with an interrupt pending
+        byte[] comm = UserFiles.proc("/proc/self/task/" + tid + "/comm");
+        return comm != null && vmThreadName(new String(comm, StandardCharsets.ISO_8859_1).strip());
     }
 
     static boolean vmThreadName(String comm) {
