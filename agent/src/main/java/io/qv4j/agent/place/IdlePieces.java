@@ -49,15 +49,7 @@ final class IdlePieces {
      * else others' load on it with evidence ({@link PuLoad#evident}), 0 without a view. A class,
      * not a lambda: a JVM's first plan is on a worker's start, and a lambda there spins a class.
      */
-    static final class Weight implements ToDoubleFunction<CpuSet> {
-        private final CpuSet claimed;
-        private final PuLoad load;
-
-        Weight(CpuSet claimed, PuLoad load) {
-            this.claimed = claimed;
-            this.load = load;
-        }
-
+    record Weight(CpuSet claimed, PuLoad load) implements ToDoubleFunction<CpuSet> {
         @Override
         public double applyAsDouble(CpuSet piece) {
             return piece.intersects(claimed) ? CLAIMED : load == null ? 0 : load.evident(piece);
