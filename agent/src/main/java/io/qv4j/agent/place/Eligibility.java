@@ -118,13 +118,13 @@ final class Eligibility {
         });
     }
 
-    /** Decides whether {@code p}'s workers are pinned, and why. Under the registry's lock. */
-    void decide(Pool p, Thread first) {
+    /** Decides whether {@code p}'s workers are pinned, and why; {@code size}: its {@link #tasks}, read before the lock. Under the registry's lock. */
+    void decide(Pool p, Thread first, int size) {
         p.decided = true;
         p.name = poolName(first.getName());
         Object pool = p.ref.get();
         boolean common = pool instanceof ForkJoinPool fj && fj == ForkJoinPool.commonPool();
-        p.tasks = tasks(pool);
+        p.tasks = size;
         if (p.policy == null) {
             p.rule = rules.match(first.getName(), p.type, p.creator.key(), common);
             if (p.rule != null) p.policy = p.rule.policy();
@@ -198,7 +198,7 @@ final class Eligibility {
     }
 
     private static boolean madeByQvExecutors(Object pool) {
-        return pool instanceof ThreadPoolExecutor t && t.getThreadFactory().getClass().getName().startsWith("io.qv4j.api.QvExecutors");
+        return pool instanceof ThreadPoolExecutor t && PoolState.asked(t) && t.getThreadFactory().getClass().getName().startsWith("io.qv4j.api.QvExecutors");
     }
 
     /** T: FJ parallelism; TPE core size, else max size if bounded; -1 = unbounded. */

@@ -184,10 +184,11 @@ public final class Placer {
      */
     public void workerStart(Object pool, Thread t) {
         boolean pinned;
+        int size = Eligibility.tasks(pool); // before the lock: a pool's class may override the getters (PoolState)
         synchronized (registry.lock) {
             if (registry.known(t)) return;
             Pool p = registry.register(pool);
-            if (!p.decided) eligibility.decide(p, t);
+            if (!p.decided) eligibility.decide(p, t, size);
             pinned = p.pinned;
             if (!pinned) registry.addWorker(p, t);
         }
@@ -203,7 +204,7 @@ public final class Placer {
             requestCatchUp();
             return;
         }
-        place(pool, t, e, -1);
+        place(pool, t, e, -1, size);
     }
 
     /** Per-task catch-up: a worker that started before the environment was ready or before attach, or that a rebalance moved. */
@@ -211,19 +212,20 @@ public final class Placer {
         Env e = env;
         if (e == null) return;
         if (!registry.moves.isEmpty() && rebind(t, e)) return;
+        int size = Eligibility.tasks(pool);
         synchronized (registry.lock) {
             boolean was = registry.removePending(t);
             if (!was && (!attached || registry.known(t))) return;
             if (!was) {
                 Pool p = registry.register(pool);
-                if (!p.decided) eligibility.decide(p, t);
+                if (!p.decided) eligibility.decide(p, t, size);
                 if (!p.pinned) {
                     registry.addWorker(p, t);
                     return;
                 }
             }
         }
-        place(pool, t, e, -1);
+        place(pool, t, e, -1, size);
     }
 
     /** Per-task point of a fork/join worker: it binds itself again if a rebalance or the watcher moved it; true if it had moved. */
@@ -236,8 +238,8 @@ public final class Placer {
         return registry.anyPending();
     }
 
-    /** Places {@code t} as a worker of {@code pool}, in slot {@code ask} if that is free (else the lowest free one). */
-    private void place(Object pool, Thread t, Env given, int ask) {
+    /** Places {@code t} as a worker of {@code pool} ({@code size} tasks now), in slot {@code ask} if that is free (else the lowest free one). */
+    private void place(Object pool, Thread t, Env given, int ask, int size) {
         long t0 = System.nanoTime();
         CpuSet inherited = given.live() && given.binder().binds() ? Binder.currentMask() : null; // read once: both checks below use it
         Env e = AllowedSet.check(this, given, inherited);
@@ -260,7 +262,7 @@ public final class Placer {
                     e = room.changed(e);
                     exclusive = true;
                 }
-            } else if (p.slots != null && !p.group() && Eligibility.tasks(pool) != p.tasks && planner.resize(p, Eligibility.tasks(pool), e)) {
+            } else if (p.slots != null && !p.group() && size != p.tasks && planner.resize(p, size, e)) {
                 events.planned(p);
                 requestCatchUp();
             }
@@ -378,7 +380,7 @@ public final class Placer {
         Env e = env != null ? env : awaitEnv();
         if (e == null) return; // runs unpinned: a plain thread has no later event to catch up at
         grouped.put(t, Boolean.TRUE);
-        place(key, t, e, g.slot());
+        place(key, t, e, g.slot(), -1);
     }
 
     /** A plain thread's run() returns: a group's thread frees its slot. One lookup for the others. */

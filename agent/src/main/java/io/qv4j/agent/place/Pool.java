@@ -73,10 +73,17 @@ public final class Pool {
         return ref.get() instanceof GroupKey;
     }
 
-    /** Not collected and not shut down. */
+    /**
+     * Not collected and not shut down. A pool whose class answers {@code isShutdown()} itself is
+     * not asked ({@link PoolState}): it is alive until its started workers have all ended.
+     */
     boolean alive() {
         Object p = ref.get();
-        return p != null && !(p instanceof ExecutorService e && e.isShutdown());
+        if (!(p instanceof ExecutorService e)) return p != null;
+        Boolean down = PoolState.shutdown(e);
+        if (down != null) return !down;
+        for (Worker w : workers) if (!w.exited) return true;
+        return workers.isEmpty();
     }
 
     /** Gone for good: not alive and no live worker. */
@@ -133,14 +140,13 @@ public final class Pool {
 
     /**
      * What the pool says it has done: a {@code ThreadPoolExecutor}'s completed tasks, a
-     * {@code ForkJoinPool}'s steals; -1 for a group of plain threads or a pool gone. Takes the
-     * pool's own lock briefly: asked only when a report is made.
+     * {@code ForkJoinPool}'s steals; -1 for a group of plain threads, a pool gone or one whose
+     * class answers that itself ({@link PoolState}). Takes the pool's own lock briefly: asked only
+     * when a report is made.
      */
     public long completedTasks() {
         Object p = ref.get();
-        if (p instanceof java.util.concurrent.ThreadPoolExecutor t) return t.getCompletedTaskCount();
-        if (p instanceof java.util.concurrent.ForkJoinPool f) return f.getStealCount();
-        return -1;
+        return p == null ? -1 : PoolState.completed(p);
     }
 
     public int tasks() {

@@ -1,0 +1,55 @@
+package io.qv4j.agent.place;
+
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.ThreadPoolExecutor;
+
+/**
+ * What the agent asks an application's pool object while it holds the registry's lock: whether it
+ * is shut down, how many tasks it completed, its thread factory. A pool's class may override those methods and take a
+ * lock of its own there (a {@code synchronized isShutdown()}); a thread that holds that lock and
+ * waits for the registry (it starts a thread or makes a pool) would then deadlock with the agent.
+ * So they are asked only where the JDK's own methods answer (a pool of the JDK's classes, or of a
+ * class that overrides none of them); otherwise the answers come without the pool (see each).
+ * A pool's size is read before the lock is taken ({@link Eligibility#tasks}).
+ */
+final class PoolState {
+
+    private PoolState() {
+    }
+
+    private static final ClassValue<Boolean> JDK_ANSWERS = new ClassValue<>() {
+        @Override
+        protected Boolean computeValue(Class<?> c) {
+            return jdks(c, "isShutdown")
+                    && (!ThreadPoolExecutor.class.isAssignableFrom(c) || jdks(c, "getCompletedTaskCount") && jdks(c, "getThreadFactory"))
+                    && (!ForkJoinPool.class.isAssignableFrom(c) || jdks(c, "getStealCount"));
+        }
+    };
+
+    private static boolean jdks(Class<?> c, String method) {
+        try {
+            return c.getMethod(method).getDeclaringClass().getName().startsWith("java.");
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            return false;
+        }
+    }
+
+    /** Whether the JDK's own methods answer for {@code pool}'s class. */
+    static boolean asked(Object pool) {
+        return JDK_ANSWERS.get(pool.getClass());
+    }
+
+    /** {@code pool} is shut down; null where its class answers that itself (not asked). */
+    static Boolean shutdown(ExecutorService pool) {
+        return asked(pool) ? pool.isShutdown() : null;
+    }
+
+    /** Tasks completed ({@code ForkJoinPool}: steals); -1 where not asked, or for anything else. */
+    static long completed(Object pool) {
+        if (!(pool instanceof ExecutorService) || !asked(pool)) return -1;
+        if (pool instanceof ThreadPoolExecutor t) return t.getCompletedTaskCount();
+        if (pool instanceof ForkJoinPool f) return f.getStealCount();
+        return -1;
+    }
+}
