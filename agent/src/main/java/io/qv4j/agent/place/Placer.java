@@ -212,11 +212,15 @@ public final class Placer {
         Env e = env;
         if (e == null) return;
         if (!registry.moves.isEmpty() && rebind(t, e)) return;
-        int size = Eligibility.tasks(pool);
+        boolean was;
         synchronized (registry.lock) {
-            boolean was = registry.removePending(t);
-            if (!was && (!attached || registry.known(t))) return;
-            if (!was) {
+            was = registry.removePending(t);
+            if (!was && (!attached || registry.known(t))) return; // after an attach: each task of a placed worker
+        }
+        int size = Eligibility.tasks(pool); // not under the lock (PoolState)
+        if (!was) {
+            synchronized (registry.lock) {
+                if (registry.known(t)) return;
                 Pool p = registry.register(pool);
                 if (!p.decided) eligibility.decide(p, t, size);
                 if (!p.pinned) {
