@@ -54,11 +54,21 @@ public final class PlacementReport {
         agent.put("cpukinds", topology == null ? null : cpuKinds(topology));
         agent.put("c2Directive", c2Directive);
         out.put("agent", agent);
-        List<Object> list = new ArrayList<>();
+        List<Map<String, Object>> list = new ArrayList<>();
         PoolRegistry registry = placer.registry();
+        List<Pool> pools = new ArrayList<>();
         registry.read(() -> {
-            for (Pool p : registry.pools()) list.add(pool(p, options, topology));
+            for (Pool p : registry.pools()) {
+                list.add(pool(p, options, topology));
+                pools.add(p);
+            }
         });
+        // after the registry's lock: a pool's count takes the pool's own lock, which a thread may
+        // hold while it waits for the registry (a ThreadPoolExecutor's terminated() that makes a pool)
+        for (int i = 0; i < pools.size(); i++) {
+            long done = pools.get(i).completedTasks();
+            list.get(i).put("completedTasks", done < 0 ? null : done);
+        }
         out.put("pools", list);
         if (rebalancer != null) out.put("rebalance", rebalancer.report());
         if (placer.neighbours() != null) out.put("neighbours", placer.neighbours().report());
@@ -113,8 +123,7 @@ public final class PlacementReport {
         m.put("oversubscribed", p.oversubscribed());
         m.put("released", p.released());
         m.put("started", p.started());
-        long done = p.completedTasks();
-        m.put("completedTasks", done < 0 ? null : done);
+        m.put("completedTasks", null); // filled in after the registry's lock (snapshot)
         List<Object> slots = new ArrayList<>();
         Slots s = p.slots();
         if (s != null) {
