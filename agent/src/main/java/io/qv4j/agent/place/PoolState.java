@@ -18,14 +18,17 @@ final class PoolState {
     private PoolState() {
     }
 
-    private static final ClassValue<Boolean> JDK_ANSWERS = new ClassValue<>() {
-        @Override
-        protected Boolean computeValue(Class<?> c) {
-            return jdks(c, "isShutdown")
-                    && (!ThreadPoolExecutor.class.isAssignableFrom(c) || jdks(c, "getCompletedTaskCount") && jdks(c, "getThreadFactory"))
-                    && (!ForkJoinPool.class.isAssignableFrom(c) || jdks(c, "getStealCount"));
-        }
-    };
+    /** Whether a pool class's answers are the JDK's: checked once per class, by reflection (a fraction of a millisecond cold). */
+    private static final class Checked {
+        static final ClassValue<Boolean> JDK_ANSWERS = new ClassValue<>() {
+            @Override
+            protected Boolean computeValue(Class<?> c) {
+                return jdks(c, "isShutdown")
+                        && (!ThreadPoolExecutor.class.isAssignableFrom(c) || jdks(c, "getCompletedTaskCount") && jdks(c, "getThreadFactory"))
+                        && (!ForkJoinPool.class.isAssignableFrom(c) || jdks(c, "getStealCount"));
+            }
+        };
+    }
 
     private static boolean jdks(Class<?> c, String method) {
         try {
@@ -35,9 +38,10 @@ final class PoolState {
         }
     }
 
-    /** Whether the JDK's own methods answer for {@code pool}'s class. */
+    /** Whether the JDK's own methods answer for {@code pool}'s class (the two pool classes of the JDK without reflection). */
     static boolean asked(Object pool) {
-        return JDK_ANSWERS.get(pool.getClass());
+        Class<?> c = pool.getClass();
+        return c == ThreadPoolExecutor.class || c == ForkJoinPool.class || Checked.JDK_ANSWERS.get(c);
     }
 
     /** {@code pool} is shut down; null where its class answers that itself (not asked). */
