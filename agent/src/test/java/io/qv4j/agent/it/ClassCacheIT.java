@@ -49,6 +49,15 @@ class ClassCacheIT {
         return out;
     }
 
+    /**
+     * The entry of {@code ForkJoinPool$WorkQueue}, a hooked class that loads in some runs only: with
+     * a fork/join pool, or at a pool worker's first wait (JDK 17's condition waits block through
+     * {@code ForkJoinPool.managedBlock}), on that worker, often just as {@code shutdown()} interrupts it.
+     */
+    private static boolean sometimes(Path entry) {
+        return entry.getFileName().toString().contains("-java.util.concurrent.ForkJoinPool$WorkQueue-");
+    }
+
     @Test
     void theSecondStartTakesTheRewritesFromTheCacheAndPlacesTheSame(@TempDir Path cache) throws Exception {
         Path java = Jvm.javas().get(0);
@@ -56,8 +65,9 @@ class ClassCacheIT {
         assertEquals("rewritten", source(first));
         // JDK 24+: also QvNative, the JNI library's way in through java.base (DESIGN §6.6)
         int expected = Runtime.version().feature() >= 24 ? 5 : 4;
-        assertEquals(expected, entries(cache).size(), "three JDK classes (not ForkJoinPool$WorkQueue: it loads with a fork/join pool only; not Thread: bind=on watches threads through JVMTI), the hook class"
-                + (expected == 5 ? " and QvNative: " : ": ") + entries(cache).keySet());
+        List<Path> always = entries(cache).keySet().stream().filter(p -> !sometimes(p)).toList();
+        assertEquals(expected, always.size(), "three JDK classes (not Thread: bind=on watches threads through JVMTI), the hook class"
+                + (expected == 5 ? " and QvNative" : "") + ", and ForkJoinPool$WorkQueue where it loaded: " + entries(cache).keySet());
         Jvm.App second = run(java, cache);
         assertEquals("cache", source(second));
         assertEquals(2, second.cpus().size(), second.result().toString());
@@ -102,8 +112,10 @@ class ClassCacheIT {
         assertEquals("rewritten", source(damaged));
         assertEquals(2, damaged.cpus().size(), damaged.result().toString());
         Map<Path, byte[]> after = entries(cache);
-        assertEquals(good.keySet(), after.keySet());
-        for (Path p : good.keySet()) assertTrue(Arrays.equals(good.get(p), after.get(p)), p + " rewritten as before");
+        assertEquals(good.keySet().stream().filter(p -> !sometimes(p)).toList(), after.keySet().stream().filter(p -> !sometimes(p)).toList());
+        for (Path p : good.keySet()) {
+            if (!sometimes(p)) assertTrue(Arrays.equals(good.get(p), after.get(p)), p + " rewritten as before");
+        }
     }
 
     @Test
