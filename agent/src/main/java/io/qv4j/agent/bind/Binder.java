@@ -1,6 +1,9 @@
 package io.qv4j.agent.bind;
 
+import io.qv4j.agent.io.UserFiles;
 import io.qv4j.topology.CpuSet;
+
+import java.nio.charset.StandardCharsets;
 
 /** Binds the calling thread. */
 public interface Binder {
@@ -81,9 +84,9 @@ public interface Binder {
             // the JNI library is not in use: read /proc
         }
         // java.io, not a file channel: a pending interrupt of the calling thread (an application's) would close one
-        byte[] b = io.qv4j.agent.io.UserFiles.proc(tid == 0 ? "/proc/thread-self/status" : "/proc/self/task/" + tid + "/status");
+        byte[] b = UserFiles.proc(tid == 0 ? "/proc/thread-self/status" : "/proc/self/task/" + tid + "/status");
         if (b == null) return null;
-        String status = new String(b, java.nio.charset.StandardCharsets.ISO_8859_1);
+        String status = new String(b, StandardCharsets.ISO_8859_1);
         int at = status.indexOf("Cpus_allowed_list:");
         if (at < 0) return null;
         int end = status.indexOf('\n', at);

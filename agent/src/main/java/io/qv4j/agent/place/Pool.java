@@ -80,8 +80,7 @@ public final class Pool {
     boolean alive() {
         Object p = ref.get();
         if (!(p instanceof ExecutorService e)) return p != null;
-        Boolean down = PoolState.shutdown(e);
-        if (down != null) return !down;
+        if (PoolState.asked(e)) return !e.isShutdown();
         for (Worker w : workers) if (!w.exited) return true;
         return workers.isEmpty();
     }

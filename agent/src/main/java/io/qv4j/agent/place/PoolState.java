@@ -1,17 +1,18 @@
 package io.qv4j.agent.place;
 
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.ThreadPoolExecutor;
 
 /**
  * What the agent asks an application's pool object while it holds the registry's lock: whether it
- * is shut down, how many tasks it completed, its thread factory. A pool's class may override those methods and take a
- * lock of its own there (a {@code synchronized isShutdown()}); a thread that holds that lock and
- * waits for the registry (it starts a thread or makes a pool) would then deadlock with the agent.
- * So they are asked only where the JDK's own methods answer (a pool of the JDK's classes, or of a
- * class that overrides none of them); otherwise the answers come without the pool (see each).
- * A pool's size is read before the lock is taken ({@link Eligibility#tasks}).
+ * is shut down, its thread factory ({@link #asked}: the callers ask only where this says so), how
+ * many tasks it completed. A pool's class may override those methods and take a lock of its own
+ * there (a {@code synchronized isShutdown()}); a thread that holds that lock and waits for the
+ * registry (it starts a thread or makes a pool) would then deadlock with the agent. So they are
+ * asked only where the JDK's own methods answer: a pool of the JDK's classes, or of a class that
+ * overrides none of them. Otherwise the pool counts as running while a worker it started runs
+ * ({@link Pool#alive}), is not taken for one of {@code QvExecutors}, and reports no count. A pool's
+ * size is read before the lock is taken ({@link Eligibility#tasks}).
  */
 final class PoolState {
 
@@ -44,16 +45,10 @@ final class PoolState {
         return c == ThreadPoolExecutor.class || c == ForkJoinPool.class || Checked.JDK_ANSWERS.get(c);
     }
 
-    /** {@code pool} is shut down; null where its class answers that itself (not asked). */
-    static Boolean shutdown(ExecutorService pool) {
-        return asked(pool) ? pool.isShutdown() : null;
-    }
-
     /** Tasks completed ({@code ForkJoinPool}: steals); -1 where not asked, or for anything else. */
     static long completed(Object pool) {
-        if (!(pool instanceof ExecutorService) || !asked(pool)) return -1;
-        if (pool instanceof ThreadPoolExecutor t) return t.getCompletedTaskCount();
-        if (pool instanceof ForkJoinPool f) return f.getStealCount();
+        if (pool instanceof ThreadPoolExecutor t) return asked(t) ? t.getCompletedTaskCount() : -1;
+        if (pool instanceof ForkJoinPool f) return asked(f) ? f.getStealCount() : -1;
         return -1;
     }
 }
