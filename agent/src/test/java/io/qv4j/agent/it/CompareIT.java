@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -175,13 +176,17 @@ class CompareIT {
         Path out = dir.resolve("out.txt");
         Process compare = new ProcessBuilder(java(), "-jar", Jvm.agentJar().toString(), "compare", "--runs", "3", "--", "sh", "-c", body)
                 .redirectOutput(out.toFile()).redirectError(dir.resolve("err.txt").toFile()).start();
+        // the JVM itself, not a shell whose -c text names the app (each run's shell does, and a quick run's is gone a moment later)
+        Predicate<ProcessHandle> appJvm = p -> p.info().command().orElse("").endsWith("/java") && p.info().commandLine().orElse("").contains(APP);
         List<ProcessHandle> tree = new ArrayList<>();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (System.nanoTime() < deadline && tree.stream().noneMatch(p -> p.info().commandLine().orElse("").contains(APP))) {
+        boolean started = false;
+        while (System.nanoTime() < deadline && !started) {
             Thread.sleep(100);
             tree = compare.descendants().toList();
+            started = tree.stream().anyMatch(appJvm);
         }
-        assertTrue(tree.stream().anyMatch(p -> p.info().commandLine().orElse("").contains(APP)), "the agent arm's JVM started: " + tree);
+        assertTrue(started, "the agent arm's JVM started: " + tree);
         Thread.sleep(500);
         new ProcessBuilder("kill", "-INT", Long.toString(compare.pid())).start().waitFor();
         assertTrue(compare.waitFor(20, TimeUnit.SECONDS), "compare ended");
