@@ -33,7 +33,7 @@ final class ApplicationBound {
             w.slot = -1;
             w.appBound = true;
             w.cpuset = now;
-            w.label = e.topology().label(now) + " (bound by the application)";
+            w.topology = e.topology();
         }
         Log.once("appbound:" + w.pool.name, "pool " + w.pool.name + ": thread \"" + w.name + "\" was already bound to pus " + now
                 + " by the application: left there");
@@ -48,7 +48,8 @@ final class ApplicationBound {
      */
     static boolean givenByQv(PoolRegistry registry, CpuSet mask, Worker except) {
         for (Worker o : registry.liveWorkers().values()) if (o != except && !o.appBound && mask.equals(o.cpuset)) return true;
-        for (Pool p : registry.pools()) if (mask.equals(p.scope) || mask.equals(p.parent)) return true;
+        for (Pool p : registry.current()) if (mask.equals(p.scope) || mask.equals(p.parent)) return true;
+        for (Pool p : registry.ended()) if (mask.equals(p.scope) || mask.equals(p.parent)) return true;
         return false;
     }
 

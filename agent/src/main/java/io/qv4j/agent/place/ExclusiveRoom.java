@@ -74,7 +74,7 @@ final class ExclusiveRoom {
             p.exclusive = true;
             p.slots = new Slots(c.units());
             p.scope = union;
-            p.universe = union.toString();
+            p.universe = union;
             p.shares = false;
             p.oversubscribed = false;
             p.released = false;
@@ -131,7 +131,7 @@ final class ExclusiveRoom {
                 CpuSet to = registry.moves.get(x.getKey());
                 if (to == null) continue;
                 w.cpuset = to; // it binds itself again at its next task, to answer the processor count
-                w.label = e.topology().label(to);
+                w.topology = e.topology();
                 moved.put(w.tid, to);
             }
         }

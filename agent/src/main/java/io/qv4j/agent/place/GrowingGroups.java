@@ -74,11 +74,11 @@ final class GrowingGroups {
             CpuSet c = o.pool == p ? registry.moves.remove(x.getKey()) : null;
             if (c == null) continue;
             o.cpuset = c;
-            o.label = e.topology().label(c);
+            o.topology = e.topology();
             o.rebinds++;
             o.bound = e.binder().bindThread(o.tid, c);
             events.placed(p, o, e.binder().binds());
-            if (Log.isVerbose()) Log.debug("pool " + p.name + " grew to " + tasks + " threads: thread \"" + o.name + "\" -> " + o.label + e.binder().outcome(o.bound));
+            if (Log.isVerbose()) Log.debug("pool " + p.name + " grew to " + tasks + " threads: thread \"" + o.name + "\" -> " + o.piece() + e.binder().outcome(o.bound));
         }
         events.planned(p);
         return slot;

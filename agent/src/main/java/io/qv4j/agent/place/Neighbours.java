@@ -362,7 +362,7 @@ public final class Neighbours implements Runnable {
             if (w.exited || p.slots == null || p.released || !from.equals(w.cpuset) || w.slot < 0 || w.slot >= p.slots.size()) return;
             if (!placer.planner().moveSlot(p, w.slot, target, e)) return;
             w.cpuset = target;
-            w.label = e.topology().label(target);
+            w.topology = e.topology();
             w.moves++;
             if (!quick) w.movedAt = period;
             // a pool worker binds itself again at its next task, so that it answers the JVM scope's processor count and its memory policy follows
@@ -371,8 +371,8 @@ public final class Neighbours implements Runnable {
         if (!quick) for (int pu : from.toArray()) avoid.put(pu, period + AVOID_PERIODS);
         w.bound = e.binder().bindThread(w.tid, target);
         moves++;
-        placer.events().moved(p, w, why + "; moved to " + w.label);
-        Log.debug("neighbours: pool " + p.name + " " + why + ": moved to " + w.label + e.binder().outcome(w.bound));
+        placer.events().moved(p, w, why + "; moved to " + w.piece());
+        Log.debug("neighbours: pool " + p.name + " " + why + ": moved to " + w.piece() + e.binder().outcome(w.bound));
         placer.requestCatchUp();
     }
 
@@ -400,7 +400,7 @@ public final class Neighbours implements Runnable {
                 if (w.pool != p || w.exited || w.appBound) continue;
                 w.slot = -1;
                 w.cpuset = scope;
-                w.label = e.topology().label(scope);
+                w.topology = e.topology();
                 members.put(x.getKey(), w);
                 if (rebindsItself(p)) registry.moves.put(x.getKey(), scope);
             }
@@ -431,7 +431,7 @@ public final class Neighbours implements Runnable {
                 w.slot = p.slots.take(x.getKey());
                 w.cpuset = w.slot >= 0 ? p.slots.piece(w.slot) : p.scope;
                 if (w.cpuset == null) w.cpuset = p.scope;
-                w.label = e.topology().label(w.cpuset);
+                w.topology = e.topology();
                 members.put(x.getKey(), w);
                 if (rebindsItself(p)) registry.moves.put(x.getKey(), w.cpuset);
             }

@@ -280,7 +280,7 @@ public final class Placer {
                 if (w.slot >= 0) w.cpuset = p.slots.piece(w.slot);
             }
             if (w.cpuset == null) w.cpuset = p.scope;
-            w.label = e.topology().label(w.cpuset);
+            w.topology = e.topology();
         }
         if (inherited != null && ApplicationBound.leftAlone(registry, w, e, events, inherited)) return;
         bind(w, e, t0);
@@ -305,7 +305,7 @@ public final class Placer {
         if (Log.isVerbose()) {
             Pool p = w.pool;
             String slot = w.slot >= 0 ? (w.slot + "/" + p.tasks) : (p.tasks < 0 ? "unbounded" : "extra/" + p.tasks);
-            Log.debug("pool " + p.name + "[" + slot + "] thread \"" + w.name + "\" -> " + w.label + e.binder().outcome(w.bound)
+            Log.debug("pool " + p.name + "[" + slot + "] thread \"" + w.name + "\" -> " + w.piece() + e.binder().outcome(w.bound)
                     + MemoryBinding.describe(w));
         }
     }
@@ -351,7 +351,7 @@ public final class Placer {
             remark = c.equals(w.cpuset);
             if (!remark) w.cpuset = c;
             if (!remark) {
-                w.label = e.topology().label(c);
+                w.topology = e.topology();
                 w.rebinds++;
             }
         }
@@ -359,7 +359,7 @@ public final class Placer {
         if (w.bound) memory.apply(w, e); // also after a move by tid: only the thread itself can set its memory policy
         if (remark) return true;
         events.placed(w.pool, w, e.binder().binds());
-        if (Log.isVerbose()) Log.debug("rebalance: thread \"" + w.name + "\" -> " + w.label + e.binder().outcome(w.bound));
+        if (Log.isVerbose()) Log.debug("rebalance: thread \"" + w.name + "\" -> " + w.piece() + e.binder().outcome(w.bound));
         return true;
     }
 

@@ -36,7 +36,8 @@ public final class Pool {
     boolean grows;             // a group of plain threads of unknown size: planned again for each thread beyond its plan
     Slots slots;               // null until planned (and for unbounded pools)
     CpuSet scope;              // what threads without a slot get
-    String universe;
+    /** What the pool was planned on (in words only when asked: a plan formats nothing). */
+    CpuSet universe;
     /** The piece of the thread that made the pool when qv4j had placed it: the pool splits that. Null = the JVM scope. */
     CpuSet parent;
     /** Some piece would have got more workers than PUs: those workers share the pool scope. */
@@ -53,6 +54,8 @@ public final class Pool {
     /** How often it was released: each release doubles the quiet time it needs to be pinned again. */
     int releases;
     int started;
+    /** Among the registry's ended pools, out of planning's walk ({@link PoolRegistry#current}). */
+    boolean ended;
     final List<Worker> workers = new ArrayList<>();
 
     Pool(int id, Object pool, Eligibility.Origin origin, Eligibility.Creator creator) {
@@ -161,7 +164,7 @@ public final class Pool {
     }
 
     public String universe() {
-        return universe;
+        return universe == null ? null : universe.toString();
     }
 
     public CpuSet parent() {

@@ -90,7 +90,7 @@ final class PoolPlanner {
         }
         if (p.tasks < 0) {
             p.scope = scope;
-            p.universe = scope.toString();
+            p.universe = scope;
             p.reason += ", unbounded: bound to the pool scope";
             return;
         }
@@ -134,7 +134,7 @@ final class PoolPlanner {
     /** The PUs this JVM's exclusive pools hold, but {@code except}'s (null: all of them). Under the registry's lock. */
     CpuSet exclusive(Pool except) {
         CpuSet held = CpuSet.empty();
-        for (Pool o : registry.pools()) {
+        for (Pool o : registry.current()) {
             if (o != except && o.exclusive && o.pinned && o.slots != null && !o.gone()) held = held.or(o.scope);
         }
         return held;
@@ -194,7 +194,7 @@ final class PoolPlanner {
     /** The PUs this JVM's pinned pools hold, but {@code except}'s (null: all of them). Under the registry's lock. */
     CpuSet held(Pool except) {
         CpuSet held = CpuSet.empty();
-        for (Pool o : registry.pools()) {
+        for (Pool o : registry.current()) {
             if (o != except && o.pinned && o.slots != null && o.alive()) held = held.or(o.scope);
         }
         return held;
@@ -224,7 +224,7 @@ final class PoolPlanner {
             if (share != null) {
                 try {
                     EnginePlanner.Plan plan = engine.plan(e.topology(), share, policy, p.tasks);
-                    p.universe = share.toString();
+                    p.universe = share;
                     return plan;
                 } catch (RuntimeException ex) {
                     Log.once("plan:" + ex, "cannot place pool " + p.name + " on its weighted share " + share + " (" + ex + "): planning on the JVM scope");
@@ -239,7 +239,7 @@ final class PoolPlanner {
                 try {
                     EnginePlanner.Plan whole = engine.plan(e.topology(), scope, policy, p.tasks);
                     if (IdlePieces.wholePiecesFree(policy, whole, claimed)) {
-                        p.universe = free.toString(); // what it may take: whole pieces inside it
+                        p.universe = free; // what it may take: whole pieces inside it
                         return whole;
                     }
                 } catch (RuntimeException ex) {
@@ -249,7 +249,7 @@ final class PoolPlanner {
             try {
                 EnginePlanner.Plan plan = engine.plan(e.topology(), free, policy, p.tasks);
                 if (plan.pieces() >= p.tasks) {
-                    p.universe = free.toString();
+                    p.universe = free;
                     return plan;
                 }
             } catch (RuntimeException ex) {
@@ -258,7 +258,7 @@ final class PoolPlanner {
         }
         try {
             EnginePlanner.Plan plan = engine.plan(e.topology(), scope, policy, p.tasks);
-            p.universe = scope.toString();
+            p.universe = scope;
             return plan;
         } catch (RuntimeException | LinkageError ex) {
             p.pinned = false;
@@ -319,7 +319,7 @@ final class PoolPlanner {
         for (int s = 0; s < p.tasks; s++) pieces.add(s < perTask.size() && perTask.get(s) != null ? perTask.get(s) : piece);
         p.slots.repiece(pieces);
         p.scope = piece;
-        p.universe = piece.toString();
+        p.universe = piece;
         p.shares = false;
     }
 
@@ -399,7 +399,7 @@ final class PoolPlanner {
         Claims node = e.node() == null ? null : e.node().claims();
         if (node == null || !node.takes()) return;
         CpuSet held = CpuSet.empty();
-        for (Pool o : registry.pools()) {
+        for (Pool o : registry.current()) {
             if (o.pinned && o.slots != null && o.alive() && !o.shares) held = held.or(o.scope);
         }
         CpuSet mine = node.mine();

@@ -2,7 +2,10 @@ package io.qv4j.agent.place;
 
 import io.qv4j.topology.CpuSet;
 
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
 import java.util.IdentityHashMap;
 import java.util.Iterator;
 import java.util.List;
@@ -22,8 +25,14 @@ public final class PoolRegistry {
     /** Exited workers kept per pool for the report. */
     static final int EXITED_KEPT = 256;
 
+    /** The current pools' list is combed for ended ones once it is twice as long as after the last combing, and at least this long. */
+    static final int COMB_AT_LEAST = 16;
+
     final Object lock = new Object();
-    private final List<Pool> pools = new ArrayList<>(); // creation order, for planning and the report
+    // Planning walks the current pools at every plan: the ended ones the report keeps stay out of
+    // that walk (an application that makes pools by the thousand would walk dozens per plan).
+    private final List<Pool> current = new ArrayList<>(); // not known to have ended; creation order
+    private final ArrayDeque<Pool> ended = new ArrayDeque<>(); // the newest DEAD_POOLS_KEPT that ended
     // by pool identity; weak, so a pool the application drops can be collected (pools do not
     // override equals/hashCode). A Pool holds its pool only through a WeakReference.
     private final Map<Object, Pool> byPool = new WeakHashMap<>();
@@ -32,7 +41,7 @@ public final class PoolRegistry {
     private final Map<Thread, Object> pending = new IdentityHashMap<>();
     /** Workers a rebalance moved: their new cpuset, applied on their own thread at their next task. */
     final Map<Thread, CpuSet> moves = new ConcurrentHashMap<>();
-    private int pruneAt = 2 * DEAD_POOLS_KEPT;
+    private int combAt = COMB_AT_LEAST;
     private int nextId = 1;
 
     /** Under the lock. */
@@ -48,8 +57,8 @@ public final class PoolRegistry {
 
     /**
      * Records a new pool. Applications that make short-lived pools would otherwise grow the
-     * registry without end: pools that are gone are dropped, oldest first, keeping the last
-     * {@value #DEAD_POOLS_KEPT} for the report. Under the lock; amortized O(1).
+     * registry without end: pools that are gone leave the current ones, and the report keeps the
+     * last {@value #DEAD_POOLS_KEPT} of them. Under the lock; amortized O(1).
      */
     Pool add(Object pool, Eligibility.Origin origin, Eligibility.Creator creator) {
         return add(new Pool(nextId++, pool, origin, creator), pool);
@@ -61,18 +70,19 @@ public final class PoolRegistry {
     }
 
     private Pool add(Pool p, Object pool) {
-        pools.add(p);
+        current.add(p);
         byPool.put(pool, p);
-        if (pools.size() > pruneAt) {
-            int drop = -DEAD_POOLS_KEPT;
-            for (Pool x : pools) if (x.gone()) drop++;
-            for (Iterator<Pool> it = pools.iterator(); it.hasNext() && drop > 0; ) {
-                if (it.next().gone()) {
+        if (current.size() > combAt) {
+            for (Iterator<Pool> it = current.iterator(); it.hasNext(); ) {
+                Pool x = it.next();
+                if (x.gone()) {
                     it.remove();
-                    drop--;
+                    x.ended = true;
+                    ended.addLast(x);
+                    if (ended.size() > DEAD_POOLS_KEPT) ended.removeFirst();
                 }
             }
-            pruneAt = Math.max(2 * DEAD_POOLS_KEPT, 2 * pools.size());
+            combAt = Math.max(COMB_AT_LEAST, 2 * current.size());
         }
         return p;
     }
@@ -105,6 +115,12 @@ public final class PoolRegistry {
 
     /** A new worker of {@code p} on thread {@code t}. Under the lock. */
     Worker addWorker(Pool p, Thread t) {
+        if (p.ended) {
+            // a pool class of the application's that started a worker again after all had ended
+            p.ended = false;
+            ended.remove(p);
+            current.add(p);
+        }
         Worker w = new Worker(t.getName(), p);
         p.workers.add(w);
         p.started++;
@@ -151,12 +167,34 @@ public final class PoolRegistry {
         }
     }
 
-    /** The pools in creation order: a copy, taken under the lock. */
+    /** The pools in creation order, the ended ones the report keeps included: a copy, taken under the lock. */
     public List<Pool> pools() {
         synchronized (lock) {
-            return new ArrayList<>(pools);
+            List<Pool> all = new ArrayList<>(ended.size() + current.size());
+            all.addAll(ended);
+            all.addAll(current);
+            all.sort(BY_ID);
+            return all;
         }
     }
+
+    /** The pools not known to have ended, in creation order (those that ended may still be among them): the list itself, under the lock. */
+    List<Pool> current() {
+        return current;
+    }
+
+    /** The ended pools kept for the report: the deque itself, under the lock. */
+    Collection<Pool> ended() {
+        return ended;
+    }
+
+    /** Creation order. A class, not a lambda: no lambda on the agent's start path (DESIGN.md §6.5). */
+    private static final Comparator<Pool> BY_ID = new Comparator<>() {
+        @Override
+        public int compare(Pool a, Pool b) {
+            return Integer.compare(a.id, b.id);
+        }
+    };
 
     /** Live workers by thread, under the lock. */
     Map<Thread, Worker> liveWorkers() {

@@ -1,6 +1,7 @@
 package io.qv4j.agent.place;
 
 import io.qv4j.topology.CpuSet;
+import io.qv4j.topology.Topology;
 
 /** One worker thread of a {@link Pool}: its slot and where it went. Changed under the registry's lock. */
 public final class Worker {
@@ -9,7 +10,8 @@ public final class Worker {
     final Pool pool;
     int slot = -1;
     CpuSet cpuset;
-    String label;
+    /** The machine its piece is named in; set with the piece, the words worked out only when asked (a placement formats nothing). */
+    Topology topology;
     boolean bound;
     boolean exited;
     /** Bound by the application before qv4j placed it: left where it is. */
@@ -49,9 +51,12 @@ public final class Worker {
         return cpuset;
     }
 
-    /** {@code core 3 (pu 6)}: the piece in words. */
+    /** {@code core 3 (pu 6)}: the piece in words; null before it has one. */
     public String piece() {
-        return label;
+        Topology t = topology;
+        CpuSet c = cpuset;
+        if (t == null || c == null) return null;
+        return appBound ? t.label(c) + " (bound by the application)" : t.label(c);
     }
 
     public boolean bound() {
