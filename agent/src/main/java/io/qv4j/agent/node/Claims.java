@@ -425,6 +425,12 @@ public final class Claims {
         }
     }
 
+    /** Whether this JVM claims every PU of {@code pus}: then no other JVM takes or gives back any of them. */
+    public synchronized boolean holdsAll(CpuSet pus) {
+        for (int pu : pus.toArray()) if (!held.containsKey(pu)) return false;
+        return true;
+    }
+
     /** The PUs this JVM claims. */
     public synchronized CpuSet mine() {
         CpuSet out = CpuSet.empty();

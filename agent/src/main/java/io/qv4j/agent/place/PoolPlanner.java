@@ -1,21 +1,18 @@
 package io.qv4j.agent.place;
 
 import io.qv4j.agent.config.Options;
-import io.qv4j.agent.config.Rule;
 import io.qv4j.agent.config.Rules;
 import io.qv4j.agent.load.PuLoad;
 import io.qv4j.agent.log.Log;
 import io.qv4j.agent.node.Claims;
 import io.qv4j.agent.node.Node;
 import io.qv4j.api.PlacementSpec;
-import io.qv4j.api.Scope;
 import io.qv4j.split.Slots;
 import io.qv4j.topology.CpuSet;
 import io.qv4j.topology.HwObject;
 import io.qv4j.topology.HwType;
 
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -32,16 +29,15 @@ import java.util.Map;
 final class PoolPlanner {
 
     private final Options options;
-    private final Rules rules;
     private final PoolRegistry registry;
     private final ExclusiveRoom room;
     private final EnginePlanner engine = new EnginePlanner();
     private final NumaAdvice numa = new NumaAdvice();
-    private Map<String, CpuSet> weighted; // rule name -> its share of the JVM scope; under the lock
+    private final WeightedShares weighted;
 
     PoolPlanner(Options options, Rules rules, PoolRegistry registry, ExclusiveRoom room) {
         this.options = options;
-        this.rules = rules;
+        this.weighted = new WeightedShares(rules);
         this.registry = registry;
         this.room = room;
     }
@@ -60,10 +56,15 @@ final class PoolPlanner {
         }
     }
 
-    /** Plans {@code p}, holding the claims' plan lock where this JVM takes claims. Under the registry's lock. */
+    /**
+     * Plans {@code p}, holding the claims' plan lock where this JVM takes claims, unless it claims
+     * every PU the pool may take already: no other JVM can take or give back one of those, so
+     * there is nothing to read whole (an application that makes pools one after another inside
+     * the PUs its pools hold takes no file lock per pool). Under the registry's lock.
+     */
     void plan(Pool p, Env e) {
         Claims node = e.node() == null ? null : e.node().claims();
-        boolean locked = node != null && node.lockPlans();
+        boolean locked = node != null && !node.holdsAll(mayTake(p, e)) && node.lockPlans();
         try {
             planLocked(p, e, node);
         } finally {
@@ -124,6 +125,11 @@ final class PoolPlanner {
             node.release(union.andNot(lost));
             others = others.or(lost);
         }
+    }
+
+    /** The PUs a plan of {@code p} may take: an exclusive pool's, the JVM's (isolated ones included); else its scope (a weighted share lies inside it). */
+    private CpuSet mayTake(Pool p, Env e) {
+        return p.tasks > 0 && exclusiveOf(p, options) ? e.jvm() : scopeOf(p, e);
     }
 
     /** Whether the pool asks for cores of its own: its annotation or rule, else the options. */
@@ -220,7 +226,7 @@ final class PoolPlanner {
     private EnginePlanner.Plan choose(Pool p, Env e, CpuSet scope, CpuSet claimed) {
         PlacementSpec policy = policyOf(p, options);
         if (p.rule != null && p.rule.weighted() && p.parent == null) {
-            CpuSet share = weightedShare(p.rule, e);
+            CpuSet share = weighted.of(p.rule, e);
             if (share != null) {
                 try {
                     EnginePlanner.Plan plan = engine.plan(e.topology(), share, policy, p.tasks);
@@ -391,7 +397,7 @@ final class PoolPlanner {
 
     /** The rules' weighted shares are worked out again from the next JVM scope. Under the registry's lock. */
     void forgetWeights() {
-        weighted = null;
+        weighted.forget();
     }
 
     /** Makes this JVM's node-wide claims equal the PUs its pinned pools hold now. Under the registry's lock. */
@@ -411,25 +417,6 @@ final class PoolPlanner {
         } finally {
             if (locked) node.unlockPlans();
         }
-    }
-
-    /** The share of the JVM scope of each weighted rule, in rule order ({@code splitWeighted}). Under the lock. */
-    private CpuSet weightedShare(Rule r, Env e) {
-        if (weighted == null) {
-            weighted = new LinkedHashMap<>();
-            List<Rule> ws = new ArrayList<>();
-            for (Rule x : rules.list()) if (x.weighted()) ws.add(x);
-            double[] w = new double[ws.size()];
-            for (int i = 0; i < w.length; i++) w[i] = ws.get(i).weight();
-            try {
-                List<Scope> pieces = Scope.of(e.topology(), e.ordinary()).splitWeighted(w).pieces();
-                for (int i = 0; i < ws.size() && i < pieces.size(); i++) weighted.put(ws.get(i).name(), pieces.get(i).cpuset());
-                Log.debug("weighted rules: " + weighted);
-            } catch (RuntimeException ex) {
-                Log.once("weights", "cannot split the JVM scope " + e.ordinary() + " by the rules' weights (" + ex.getMessage() + "): weights ignored");
-            }
-        }
-        return weighted.get(r.name());
     }
 
     /** The {@code carriers=} scope: the JVM's ({@code jvm}), or the N-th object of TYPE that has PUs in it; null = the JVM scope. */

@@ -315,6 +315,43 @@ class PlacerTest {
     }
 
     /**
+     * A pool planned inside PUs this JVM claims already takes no plan lock, so another JVM that
+     * holds it (stood for by a second holder in this JVM, which the JDK refuses the same file's
+     * lock: a wait of half a second, then the plan goes on without it) does not hold that plan
+     * up; a pool that needs a claim of a PU this JVM gave back waits for the lock.
+     */
+    @Test
+    void aPoolPlannedInsidePusThisJvmClaimsTakesNoPlanLock(@TempDir Path dir) throws Exception {
+        Options o = OptionsParser.parse("split-at=core", new Properties(), Map.of());
+        Placer p = new Placer(o, Rules.none(), 1000);
+        Claims claims = isolatedClaims(dir);
+        p.ready(new Env(MACHINE, MACHINE.allowed(), binder, null, Node.alone(MACHINE, claims), false));
+        assertEquals(CpuSet.empty(), claims.claim(MACHINE.allowed()));
+        Claims otherJvm = isolatedClaims(dir);
+        assertTrue(otherJvm.lockPlans());
+        try {
+            long t0 = System.nanoTime();
+            ThreadPoolExecutor inside = AppPools.fixed(2, p::poolCreated);
+            start(p, inside, "inside", 2);
+            long inMillis = (System.nanoTime() - t0) / 1_000_000;
+            assertEquals(2, cpusets(p, inside).size(), "pinned");
+            assertTrue(inMillis < 250, "planned without waiting for the plan lock: " + inMillis + " ms");
+
+            CpuSet given = MACHINE.allowed().andNot(pool(p, inside).scope());
+            claims.release(given);
+            t0 = System.nanoTime();
+            ThreadPoolExecutor outside = AppPools.fixed(2, p::poolCreated);
+            start(p, outside, "outside", 2);
+            long outMillis = (System.nanoTime() - t0) / 1_000_000;
+            assertTrue(outMillis >= 400, "a pool that claims a PU again waits for the plan lock: " + outMillis + " ms");
+            inside.shutdown();
+            outside.shutdown();
+        } finally {
+            otherJvm.unlockPlans();
+        }
+    }
+
+    /**
      * Two JVMs on a hybrid machine (6 performance cores, 8 efficiency cores, one PU each), each with a
      * pool of 4: the second takes the two P-cores the first left before any E-core, and no PU twice.
      */
