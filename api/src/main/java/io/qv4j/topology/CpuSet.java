@@ -19,6 +19,7 @@ public final class CpuSet implements Comparable<CpuSet> {
     private static final CpuSet EMPTY = new CpuSet(new BitSet());
 
     private final BitSet bits; // never exposed, never mutated after construction
+    private String text; // toString, made once (a race makes it twice, the same): reports print the same sets again and again
 
     private CpuSet(BitSet bits) {
         this.bits = bits;
@@ -281,6 +282,12 @@ public final class CpuSet implements Comparable<CpuSet> {
     /** The Linux cpulist form: {@code 0-3,8,10-11}; "" when empty. */
     @Override
     public String toString() {
+        String t = text;
+        if (t == null) text = t = format();
+        return t;
+    }
+
+    private String format() {
         StringBuilder sb = new StringBuilder();
         int i = bits.nextSetBit(0);
         while (i >= 0) {

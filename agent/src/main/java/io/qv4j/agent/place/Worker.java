@@ -51,13 +51,22 @@ public final class Worker {
         return cpuset;
     }
 
-    /** {@code core 3 (pu 6)}: the piece in words; null before it has one. */
-    public String piece() {
+    /** {@code core 3 (pu 6)}: the piece in words; null before it has one. Kept until the piece changes: the report asks at every publish. */
+    public synchronized String piece() {
         Topology t = topology;
         CpuSet c = cpuset;
         if (t == null || c == null) return null;
-        return appBound ? t.label(c) + " (bound by the application)" : t.label(c);
+        if (c != labelled || appBound != labelledAppBound) {
+            label = appBound ? t.label(c) + " (bound by the application)" : t.label(c);
+            labelled = c;
+            labelledAppBound = appBound;
+        }
+        return label;
     }
+
+    private String label;
+    private CpuSet labelled;
+    private boolean labelledAppBound;
 
     public boolean bound() {
         return bound;
