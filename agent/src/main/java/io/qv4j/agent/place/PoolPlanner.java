@@ -33,11 +33,12 @@ final class PoolPlanner {
     private final ExclusiveRoom room;
     private final EnginePlanner engine = new EnginePlanner();
     private final NumaAdvice numa = new NumaAdvice();
-    private final WeightedShares weighted;
+    private final Rules rules;
+    private WeightedShares weighted; // made for the first pool of a weighted rule: a start loads no class it does not use
 
     PoolPlanner(Options options, Rules rules, PoolRegistry registry, ExclusiveRoom room) {
         this.options = options;
-        this.weighted = new WeightedShares(rules);
+        this.rules = rules;
         this.registry = registry;
         this.room = room;
     }
@@ -226,6 +227,7 @@ final class PoolPlanner {
     private EnginePlanner.Plan choose(Pool p, Env e, CpuSet scope, CpuSet claimed) {
         PlacementSpec policy = policyOf(p, options);
         if (p.rule != null && p.rule.weighted() && p.parent == null) {
+            if (weighted == null) weighted = new WeightedShares(rules);
             CpuSet share = weighted.of(p.rule, e);
             if (share != null) {
                 try {
@@ -397,7 +399,7 @@ final class PoolPlanner {
 
     /** The rules' weighted shares are worked out again from the next JVM scope. Under the registry's lock. */
     void forgetWeights() {
-        weighted.forget();
+        if (weighted != null) weighted.forget();
     }
 
     /** Makes this JVM's node-wide claims equal the PUs its pinned pools hold now. Under the registry's lock. */

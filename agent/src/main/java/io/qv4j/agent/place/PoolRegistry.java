@@ -173,7 +173,7 @@ public final class PoolRegistry {
             List<Pool> all = new ArrayList<>(ended.size() + current.size());
             all.addAll(ended);
             all.addAll(current);
-            all.sort(BY_ID);
+            all.sort(ById.ORDER);
             return all;
         }
     }
@@ -188,13 +188,15 @@ public final class PoolRegistry {
         return ended;
     }
 
-    /** Creation order. A class, not a lambda: no lambda on the agent's start path (DESIGN.md §6.5). */
-    private static final Comparator<Pool> BY_ID = new Comparator<>() {
+    /** Creation order: a class of its own, loaded at the first report, not with the registry at start (and no lambda, DESIGN.md §6.5). */
+    private static final class ById implements Comparator<Pool> {
+        static final ById ORDER = new ById();
+
         @Override
         public int compare(Pool a, Pool b) {
             return Integer.compare(a.id, b.id);
         }
-    };
+    }
 
     /** Live workers by thread, under the lock. */
     Map<Thread, Worker> liveWorkers() {
