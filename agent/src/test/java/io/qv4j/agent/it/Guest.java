@@ -386,6 +386,13 @@ public final class Guest {
 
     // ---- the boot ----
 
+    /**
+     * A guest that has not begun its batch this long after qemu started hung in its boot (seen once
+     * under TCG on a loaded host: the console stopped in the kernel's first second) and is booted
+     * once more. Booting to /init takes a few seconds here.
+     */
+    static final Duration BOOT_STALL = Duration.ofMinutes(2);
+
     /** Boots, waits for the guest to power off, returns the console (stdout and qemu's stderr), "\r" removed. */
     private static String boot(Shape shape, Path initrd, Duration timeout) throws IOException, InterruptedException {
         List<String> cmd = new ArrayList<>(List.of("qemu-system-x86_64", "-machine", "q35", "-accel", "tcg,thread=multi",
@@ -395,19 +402,37 @@ public final class Guest {
         cmd.addAll(List.of("-kernel", kernel.toString(), "-initrd", initrd.toString(),
                 "-append", ("console=ttyS0 quiet panic=-1 " + shape.append()).strip(),
                 "-display", "none", "-serial", "stdio", "-monitor", "none", "-nic", "none", "-no-reboot"));
-        Process qemu = new ProcessBuilder(cmd).redirectErrorStream(true)
-                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null"))).start();
-        ByteArrayOutputStream console = new ByteArrayOutputStream();
-        Thread reader = new Thread(() -> copy(qemu.getInputStream(), console), "guest-console-" + shape);
-        reader.setDaemon(true);
-        reader.start();
-        if (!qemu.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
-            qemu.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-            reader.join(1000);
-            throw new IllegalStateException("guest " + shape + " still running after " + timeout + "; its console ended:\n" + tail(text(console)));
+        for (int attempt = 1; ; attempt++) {
+            Process qemu = new ProcessBuilder(cmd).redirectErrorStream(true)
+                    .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null"))).start();
+            ByteArrayOutputStream console = new ByteArrayOutputStream();
+            Thread reader = new Thread(() -> copy(qemu.getInputStream(), console), "guest-console-" + shape);
+            reader.setDaemon(true);
+            reader.start();
+            long t0 = System.nanoTime();
+            boolean begun = false;
+            while (qemu.isAlive() && System.nanoTime() - t0 < timeout.toNanos()) {
+                if (!begun) {
+                    synchronized (console) {
+                        begun = console.toString(StandardCharsets.UTF_8).contains(BEGIN);
+                    }
+                    if (!begun && System.nanoTime() - t0 > BOOT_STALL.toNanos()) break;
+                }
+                qemu.waitFor(begun ? timeout.toNanos() - (System.nanoTime() - t0) : TimeUnit.MILLISECONDS.toNanos(500), TimeUnit.NANOSECONDS);
+            }
+            if (qemu.isAlive()) {
+                qemu.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+                reader.join(1000);
+                if (!begun && attempt == 1) {
+                    System.err.println("guest " + shape + " had not begun its batch after " + BOOT_STALL + ": booting it again; its console ended:\n" + tail(text(console)));
+                    continue;
+                }
+                throw new IllegalStateException("guest " + shape + " still running after " + (begun ? timeout : BOOT_STALL + " without beginning its batch")
+                        + " (attempt " + attempt + "); its console ended:\n" + tail(text(console)));
+            }
+            reader.join(10_000);
+            return text(console);
         }
-        reader.join(10_000);
-        return text(console);
     }
 
     /** The batch's output: what /init printed between its markers. */
