@@ -400,7 +400,8 @@ public final class Guest {
                 "-cpu", "Skylake-Server"));
         cmd.addAll(shape.qemuOptions());
         cmd.addAll(List.of("-kernel", kernel.toString(), "-initrd", initrd.toString(),
-                "-append", ("console=ttyS0 quiet panic=-1 " + shape.append()).strip(),
+                // not quiet: a boot that hangs shows its last step in the console's tail; /init hushes the kernel before the batch
+                "-append", ("console=ttyS0 panic=-1 " + shape.append()).strip(),
                 "-display", "none", "-serial", "stdio", "-monitor", "none", "-nic", "none", "-no-reboot"));
         for (int attempt = 1; ; attempt++) {
             Process qemu = new ProcessBuilder(cmd).redirectErrorStream(true)
