@@ -12,6 +12,9 @@ public final class Worker {
     CpuSet cpuset;
     /** The machine its piece is named in; set with the piece, the words worked out only when asked (a placement formats nothing). */
     Topology topology;
+    private String label;          // piece(), kept for the cpuset and appBound it was made for
+    private CpuSet labelled;
+    private boolean labelledAppBound;
     boolean bound;
     boolean exited;
     /** Bound by the application before qv4j placed it: left where it is. */
@@ -63,10 +66,6 @@ public final class Worker {
         }
         return label;
     }
-
-    private String label;
-    private CpuSet labelled;
-    private boolean labelledAppBound;
 
     public boolean bound() {
         return bound;
