@@ -38,9 +38,9 @@ import java.util.TreeMap;
  * an existing one is used only when it is a plain file of this user that no process holds a lock
  * on (read from {@code /proc/locks}, without opening it), opened {@code O_NOFOLLOW} without
  * {@code O_CREAT} or {@code O_TRUNC}. A file of another user or a link is skipped for that PU (said
- * once; the {@code pu-N} claim still holds). After locking, {@code /proc/locks} must show this
- * process holding the path's inode (OpenHFT may delete a file between its creation and the lock),
- * else the attempt is dropped. If the channel runs into a lock another part of this JVM holds on
+ * once; the {@code pu-N} claim still holds). After locking, the path must still name the file
+ * locked (OpenHFT may delete a file between its creation and the lock; asked of the JVM's own lock
+ * table, {@link #named}), else the attempt is dropped. If the channel runs into a lock another part of this JVM holds on
  * the file ({@code OverlappingFileLockException}), it is kept open, never closed: closing it would
  * free that lock. Released (file deleted while still locked, as OpenHFT does, then closed) with the
  * claim and at a normal JVM exit; a killed JVM leaves the file, unlocked, like OpenHFT.
@@ -52,8 +52,16 @@ import java.util.TreeMap;
  */
 final class OpenHftLocks {
 
-    /** An exclusive lock on an OpenHFT {@code cpu-N.lock}: the channel, and the file's key when locked. */
-    private record Hft(FileChannel channel, String key) {
+    /**
+     * An exclusive lock on an OpenHFT {@code cpu-N.lock}: the channel, the channel that saw the
+     * path still names the file locked ({@link #named}; closed only with the lock), and the file's
+     * key when locked.
+     */
+    private record Hft(FileChannel channel, FileChannel probe, String key) {
+        void close() {
+            closeQuietly(channel);
+            closeQuietly(probe);
+        }
     }
 
     private final Path dir;
@@ -159,18 +167,16 @@ final class OpenHftLocks {
             }
         }
         if (taken.isEmpty()) return busy;
-        // The path must still name the inode locked: OpenHFT deletes a file it finds unlocked.
-        Map<String, Long> after = LockTable.liveLocks();
         // OpenHFT reads the pid up to the first newline; the second line says who wrote it (no date: java.time costs ~100 ms cold)
         byte[] content = (pid + "\nqv4j claim\n").getBytes(StandardCharsets.US_ASCII);
         for (Map.Entry<Integer, FileChannel> t : taken.entrySet()) {
             int pu = t.getKey();
             FileChannel ch = t.getValue();
-            String k = LockTable.key(dir.resolve("cpu-" + pu + ".lock"));
-            Long holder = k == null ? null : after.get(k);
-            if (holder == null || holder != pid) {
+            Path f = dir.resolve("cpu-" + pu + ".lock");
+            Named now = named(f);
+            if (now.probe() == null) {
                 closeQuietly(ch); // an unlinked inode nobody else in this JVM has open
-                if (holder != null) busy = busy.or(CpuSet.of(pu));
+                if (now.busy()) busy = busy.or(CpuSet.of(pu));
                 else skipHft(pu, "its OpenHFT lock file was deleted while being locked");
                 continue;
             }
@@ -180,7 +186,7 @@ final class OpenHftLocks {
             } catch (IOException e) {
                 // the lock is what counts
             }
-            hft.put(pu, new Hft(ch, k));
+            hft.put(pu, new Hft(ch, now.probe(), LockTable.key(f)));
             hftSkipped.remove(pu);
         }
         if (!hft.isEmpty() && !exitHook) {
@@ -197,6 +203,47 @@ final class OpenHftLocks {
             }
         }
         return busy;
+    }
+
+    /** {@link #stillNamed}'s answer for a path whose file another process holds. */
+    private static final FileChannel BUSY = null;
+
+    /**
+     * What {@code f} names now, just after this JVM locked the file it opened there: OpenHFT
+     * deletes a file it finds unlocked, so between the open and the lock the path may have come to
+     * name another file. Asked of the JVM's own table of locks, not {@code /proc/locks}, whose
+     * every read waits for an RCU grace period unless another read came just before (the kernel
+     * takes its file-lock semaphore for writing: 6-16 ms here, and every process's file locking
+     * on the node waits meanwhile). A channel on {@code f} asks for a shared lock: the JVM refuses
+     * it ({@code OverlappingFileLockException}) exactly when {@code f} names a file this JVM
+     * locks, ours; that channel is then kept open beside the lock, since closing it would free
+     * the lock (POSIX locks belong to the process). Refused by the kernel: another process holds
+     * the file {@code f} names now (busy). Granted, or no file: ours was deleted.
+     */
+    static Named named(Path f) {
+        FileChannel probe = null;
+        try {
+            BasicFileAttributes a = attributes(f);
+            if (a == null || !a.isRegularFile()) return Named.GONE;
+            probe = FileChannel.open(f, Set.<java.nio.file.OpenOption>of(StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS));
+            FileLock l;
+            try {
+                l = probe.tryLock(0, Long.MAX_VALUE, true);
+            } catch (OverlappingFileLockException ours) {
+                return new Named(probe, false);
+            }
+            closeQuietly(probe); // no lock of this JVM's on that file: closing frees none
+            return l == null ? Named.BUSY : Named.GONE;
+        } catch (IOException | RuntimeException e) {
+            if (probe != null) closeQuietly(probe);
+            return Named.GONE;
+        }
+    }
+
+    /** {@link #named}'s answer: the channel to keep beside the lock, or none, and then whether another process holds the file. */
+    record Named(FileChannel probe, boolean busy) {
+        static final Named GONE = new Named(null, false);
+        static final Named BUSY = new Named(null, true);
     }
 
     private void skipHft(int pu, String why) {
@@ -234,7 +281,7 @@ final class OpenHftLocks {
             else gone.add(e.getKey());
         }
         if (gone.isEmpty()) return CpuSet.empty();
-        for (int pu : gone) closeQuietly(hft.remove(pu).channel()); // an unlinked inode: its lock guards nothing
+        for (int pu : gone) hft.remove(pu).close(); // an unlinked inode: its lock guards nothing
         return claim(gone);
     }
 
@@ -247,7 +294,7 @@ final class OpenHftLocks {
         } catch (IOException | RuntimeException ignored) {
             // the lock goes with the descriptor; the file stays, like OpenHFT's own after a crash
         }
-        closeQuietly(h.channel());
+        h.close();
     }
 
     private synchronized void releaseAll() {

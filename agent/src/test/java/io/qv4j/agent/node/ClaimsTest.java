@@ -5,9 +5,11 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -183,6 +185,44 @@ class ClaimsTest {
         assertTrue(c.openHftSkipped().get(3).contains("belongs to uid"), c.openHftSkipped().toString());
         assertEquals("12345\n", Files.readString(f));
         assertFalse(locked(f));
+    }
+
+    @Test
+    void aFileThisJvmLocksIsStillNamedAndTheChannelThatAskedIsKeptSoTheLockStays(@TempDir Path tmp) throws Exception {
+        Path f = tmp.resolve("cpu-1.lock");
+        try (FileChannel ch = FileChannel.open(f, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            assertNotNull(ch.tryLock());
+            OpenHftLocks.Named now = OpenHftLocks.named(f);
+            assertNotNull(now.probe(), "the path names the file locked");
+            assertTrue(lockedHere(f), "the lock stays: the channel that asked was not closed");
+            now.probe().close();
+            assertFalse(lockedHere(f), "closing that channel would have freed it (POSIX locks belong to the process)");
+        }
+    }
+
+    @Test
+    void aFileNobodyLocksOrNoFileAtAllIsNotTheFileLocked(@TempDir Path tmp) throws Exception {
+        // what the path names after OpenHFT deleted the file between our open and our lock
+        Path f = Files.writeString(tmp.resolve("cpu-1.lock"), "");
+        assertEquals(new OpenHftLocks.Named(null, false), OpenHftLocks.named(f));
+        assertFalse(lockedHere(f), "the lock it asked for is given back");
+        assertEquals(new OpenHftLocks.Named(null, false), OpenHftLocks.named(tmp.resolve("cpu-2.lock")));
+    }
+
+    @Test
+    void aFileAnotherProcessLocksIsBusy(@TempDir Path tmp) throws Exception {
+        Path f = tmp.resolve("cpu-1.lock");
+        String java = ProcessHandle.current().info().command().orElse("java");
+        Process holder = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"), "io.qv4j.testapps.LockFileApp", f.toString())
+                .redirectErrorStream(true).start();
+        try {
+            assertEquals("locked", new java.io.BufferedReader(new java.io.InputStreamReader(holder.getInputStream())).readLine());
+            assertEquals(new OpenHftLocks.Named(null, true), OpenHftLocks.named(f));
+            assertTrue(locked(f), "still the other process's");
+        } finally {
+            holder.getOutputStream().close();
+            holder.waitFor();
+        }
     }
 
     @Test
