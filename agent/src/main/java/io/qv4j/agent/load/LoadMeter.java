@@ -139,6 +139,13 @@ public final class LoadMeter {
         return new Sample(nanos, cpus[0], cpus[1], threads, self == null ? -1 : self[0]);
     }
 
+    /** Thread {@code tid}'s time waiting on a run queue so far, in nanoseconds ({@code schedstat}); -1 when it cannot be read. */
+    public synchronized long waitedNanos(long tid) {
+        if (!text.read(proc + "/self/task/" + tid + "/schedstat")) return -1;
+        text.number(0);
+        return text.number(text.next);
+    }
+
     /** The {@code cpuN} lines of {@code /proc/stat} in the buffer: busy and all ticks by N (0 for an N without a line). */
     private long[][] cpuLines() {
         long[][] lines = text.cpus();

@@ -66,6 +66,16 @@ public final class Neighbours implements Runnable {
     static final long CONFIRM_SLOT_MILLIS = 20;
     static final long CONFIRM_JITTER_MILLIS = 5;
     static final long TAKEN_MILLIS = 20;
+    /**
+     * A move's wait ends with {@code STILL_MILLIS} in which its worker must still wait on a run
+     * queue at least {@link #STILL_WAITED} of the time (nanoseconds from its schedstat, no ticks),
+     * or it stays. Two JVMs' workers on one PU wait about half the time each; once one has left,
+     * the other waits next to nothing. The target's load alone missed the first mover where the
+     * target PU was already full (start-ups on a 2-PU machine): there the worker takes time from
+     * other threads, which /proc/stat does not tell apart, and the two swapped PUs again and again.
+     */
+    static final long STILL_MILLIS = 10;
+    static final double STILL_WAITED = 0.2;
     /** How many quick moves bring the next look forward to {@code FIRST_LOOK}: two JVMs cannot swap for ever. */
     static final int LOOKS_AGAIN = 3;
     /** After a quick look one tick will do: a tick of noise costs a stay until the next look, a few tens of milliseconds away. */
@@ -85,6 +95,9 @@ public final class Neighbours implements Runnable {
 
         /** The short time since the last {@link #next}, to see a target is still idle; null when unknown. */
         PuLoad since();
+
+        /** Thread {@code tid}'s time waiting on a run queue so far, in nanoseconds (no ticks); -1 when unknown. */
+        long waitedNanos(long tid);
 
         /** Watching pauses: the next {@link #next} starts afresh. */
         void reset();
@@ -137,6 +150,11 @@ public final class Neighbours implements Runnable {
             public PuLoad since() {
                 LoadMeter.Sample now = meter.sample(null);
                 return last == null || now == null ? null : PuLoad.between(last, now);
+            }
+
+            @Override
+            public long waitedNanos(long tid) {
+                return meter.waitedNanos(tid);
             }
 
             @Override
@@ -239,7 +257,7 @@ public final class Neighbours implements Runnable {
             if (target == null) {
                 if (quick || !MoveTargets.floatingHelps(w, e, load) || contendedPools.put(w.pool, Boolean.TRUE) != null) continue; // a pool's strike once a period
                 if (strikes.merge(w.pool, 1, Integer::sum) >= RELEASE_PERIODS && release(w.pool, e, why(w, load))) strikes.remove(w.pool);
-            } else if (confirm(target, load, quick ? TAKEN_QUICK_MILLIS : TAKEN_MILLIS)) {
+            } else if (confirm(w, target, load, quick ? TAKEN_QUICK_MILLIS : TAKEN_MILLIS)) {
                 move(threads.get(i), w, target, e, load, quick);
             }
         }
@@ -328,11 +346,22 @@ public final class Neighbours implements Runnable {
     }
 
     /**
-     * Waits a random moment and looks again: false when others ran on the target {@code takenMillis}
-     * more since the period's reading than at the period's rate (another JVM moved there).
+     * Waits a random moment and looks again: false when {@code w} waited less than
+     * {@link #STILL_WAITED} of the wait's last {@link #STILL_MILLIS} (whoever kept it waiting has
+     * left: another JVM's worker that moved first), or when others ran on the target
+     * {@code takenMillis} more since the period's reading than at the period's rate (another JVM
+     * moved there).
      */
-    private boolean confirm(CpuSet target, PuLoad period, long takenMillis) throws InterruptedException {
+    private boolean confirm(Worker w, CpuSet target, PuLoad period, long takenMillis) throws InterruptedException {
         Thread.sleep(CONFIRM_SLOT_MILLIS * random(CONFIRM_SLOTS) + random(CONFIRM_JITTER_MILLIS + 1));
+        long before = readings.waitedNanos(w.tid);
+        long t0 = System.nanoTime();
+        Thread.sleep(STILL_MILLIS);
+        long after = readings.waitedNanos(w.tid);
+        if (before >= 0 && after >= 0 && after - before < STILL_WAITED * (System.nanoTime() - t0)) {
+            Log.debug("neighbours: pool " + w.pool.name + " thread \"" + w.name + "\" no longer waits for pus " + w.cpuset + ": stays");
+            return false;
+        }
         PuLoad recent = readings.since();
         return recent == null || (recent.mean(target) - period.mean(target)) * recent.millis() < takenMillis;
     }

@@ -25,6 +25,7 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.ThreadPoolExecutor;
+import java.util.function.LongUnaryOperator;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -43,6 +44,8 @@ class NeighboursTest {
 
     final RecordingBinder binder = new RecordingBinder();
     final Deque<PuLoad> loads = new ArrayDeque<>();
+    /** The workers' run-queue waits so far, ns, as the confirming wait reads them; -1: unknown (the move is not held back). */
+    LongUnaryOperator waitedNanos = tid -> -1;
 
     Placer placer(Topology t) throws Exception {
         Placer p = new Placer(OptionsParser.parse("split-at=core", new Properties(), Map.of()), Rules.none(), 1000);
@@ -66,6 +69,11 @@ class NeighboursTest {
             public PuLoad since() {
                 whileConfirming.run();
                 return null;
+            }
+
+            @Override
+            public long waitedNanos(long tid) {
+                return waitedNanos.applyAsLong(tid);
             }
 
             @Override
@@ -110,6 +118,32 @@ class NeighboursTest {
         assertEquals(1, ws.get(0).moves());
         assertEquals(0.5, ws.get(0).waited());
         assertEquals(1, n.report().get("moves"));
+    }
+
+    @Test
+    void aWorkerThatNoLongerWaitsAtTheEndOfTheConfirmingWaitStaysWhereItIs() throws Exception {
+        // another JVM's worker that shared its PU moved first: this one now runs alone
+        Placer p = placer(TWO);
+        Neighbours n = watcher(p);
+        List<Worker> ws = pool(p, 1);
+        waitedNanos = tid -> 7_000_000L;
+        loads.add(load(new double[] {0.5, 0}, 0.5));
+        assertTrue(n.period(true));
+        assertEquals(List.of(), binder.others);
+        assertEquals(CpuSet.of(0), ws.get(0).cpuset());
+        assertEquals(0, n.report().get("moves"));
+    }
+
+    @Test
+    void aWorkerStillKeptWaitingAtTheEndOfTheConfirmingWaitMoves() throws Exception {
+        Placer p = placer(TWO);
+        Neighbours n = watcher(p);
+        List<Worker> ws = pool(p, 1);
+        waitedNanos = tid -> System.nanoTime() / 2; // waits half of every moment
+        loads.add(load(new double[] {0.5, 0}, 0.5));
+        assertTrue(n.period(true));
+        assertEquals(List.of("101 1"), binder.others);
+        assertEquals(CpuSet.of(1), ws.get(0).cpuset());
     }
 
     @Test
