@@ -259,8 +259,9 @@ class BusyNeighboursIT {
      * Two JVMs that share no claims and plan at the same instant may both take one PU, as neither
      * sees the other yet; the watcher's quick looks after the first pin part them. Measured from
      * when both workers have started, on the running JDK, each pair's workers spinning 1.5 s. Here
-     * 60 of 60 pairs were apart within 500 ms (and 56 within 200 ms), against 52 before the quick
-     * looks: 200 ms, the goal, is more than a test on a shared 2-PU machine can hold to 19 of 20.
+     * ({@code scripts/bench-two-jvms}, 2026-12-07) 200 of 200 pairs were apart within 500 ms and 197
+     * within 200 ms: 200 ms, the goal, held to 19 of 20 would fail about one run in thirty on this
+     * shared 2-PU machine, and CI is less quiet.
      */
     @Test
     void twoJvmsStartedTogetherWithoutSharedClaimsAreOnDifferentPusWithinHalfASecondInNineteenStartsOfTwenty() throws Exception {
