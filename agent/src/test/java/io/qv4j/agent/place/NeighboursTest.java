@@ -120,30 +120,31 @@ class NeighboursTest {
         assertEquals(1, n.report().get("moves"));
     }
 
+    /** One quick look at the worker of a pool of one on PU 0 of two, PU 1 idle, with its run-queue wait as {@code waits} reads it. */
+    private Worker quickLookAtAContendedWorker(LongUnaryOperator waits) throws Exception {
+        Placer p = placer(TWO);
+        Neighbours n = watcher(p);
+        Worker w = pool(p, 1).get(0);
+        waitedNanos = waits;
+        loads.add(load(new double[] {0.5, 0}, 0.5));
+        assertTrue(n.period(true));
+        return w;
+    }
+
     @Test
     void aWorkerThatNoLongerWaitsAtTheEndOfTheConfirmingWaitStaysWhereItIs() throws Exception {
         // another JVM's worker that shared its PU moved first: this one now runs alone
-        Placer p = placer(TWO);
-        Neighbours n = watcher(p);
-        List<Worker> ws = pool(p, 1);
-        waitedNanos = tid -> 7_000_000L;
-        loads.add(load(new double[] {0.5, 0}, 0.5));
-        assertTrue(n.period(true));
+        Worker w = quickLookAtAContendedWorker(tid -> 7_000_000L);
         assertEquals(List.of(), binder.others);
-        assertEquals(CpuSet.of(0), ws.get(0).cpuset());
-        assertEquals(0, n.report().get("moves"));
+        assertEquals(CpuSet.of(0), w.cpuset());
+        assertEquals(0, w.moves());
     }
 
     @Test
     void aWorkerStillKeptWaitingAtTheEndOfTheConfirmingWaitMoves() throws Exception {
-        Placer p = placer(TWO);
-        Neighbours n = watcher(p);
-        List<Worker> ws = pool(p, 1);
-        waitedNanos = tid -> System.nanoTime() / 2; // waits half of every moment
-        loads.add(load(new double[] {0.5, 0}, 0.5));
-        assertTrue(n.period(true));
+        Worker w = quickLookAtAContendedWorker(tid -> System.nanoTime() / 2); // waits half of every moment
         assertEquals(List.of("101 1"), binder.others);
-        assertEquals(CpuSet.of(1), ws.get(0).cpuset());
+        assertEquals(CpuSet.of(1), w.cpuset());
     }
 
     @Test
