@@ -173,10 +173,11 @@ final class OpenHftLocks {
             int pu = t.getKey();
             FileChannel ch = t.getValue();
             Path f = dir.resolve("cpu-" + pu + ".lock");
-            Named now = named(f);
-            if (now.probe() == null) {
+            FileChannel[] probe = new FileChannel[1];
+            int now = named(f, probe);
+            if (now != OURS) {
                 closeQuietly(ch); // an unlinked inode nobody else in this JVM has open
-                if (now.busy()) busy = busy.or(CpuSet.of(pu));
+                if (now == BUSY) busy = busy.or(CpuSet.of(pu));
                 else skipHft(pu, "its OpenHFT lock file was deleted while being locked");
                 continue;
             }
@@ -186,7 +187,7 @@ final class OpenHftLocks {
             } catch (IOException e) {
                 // the lock is what counts
             }
-            hft.put(pu, new Hft(ch, now.probe(), LockTable.key(f)));
+            hft.put(pu, new Hft(ch, probe[0], LockTable.key(f)));
             hftSkipped.remove(pu);
         }
         if (!hft.isEmpty() && !exitHook) {
@@ -205,8 +206,10 @@ final class OpenHftLocks {
         return busy;
     }
 
-    /** {@link #stillNamed}'s answer for a path whose file another process holds. */
-    private static final FileChannel BUSY = null;
+    /** {@link #named}'s answers: the file this JVM locked, one another process holds, none of either. */
+    static final int OURS = 0;
+    static final int BUSY = 1;
+    static final int GONE = 2;
 
     /**
      * What {@code f} names now, just after this JVM locked the file it opened there: OpenHFT
@@ -216,34 +219,30 @@ final class OpenHftLocks {
      * takes its file-lock semaphore for writing: 6-16 ms here, and every process's file locking
      * on the node waits meanwhile). A channel on {@code f} asks for a shared lock: the JVM refuses
      * it ({@code OverlappingFileLockException}) exactly when {@code f} names a file this JVM
-     * locks, ours; that channel is then kept open beside the lock, since closing it would free
-     * the lock (POSIX locks belong to the process). Refused by the kernel: another process holds
-     * the file {@code f} names now (busy). Granted, or no file: ours was deleted.
+     * locks: {@link #OURS}, and that channel goes in {@code kept}, to be kept open beside the lock,
+     * since closing it would free the lock (POSIX locks belong to the process). Refused by the
+     * kernel: another process holds the file {@code f} names now ({@link #BUSY}). Granted, or no
+     * file: ours was deleted ({@link #GONE}).
      */
-    static Named named(Path f) {
+    static int named(Path f, FileChannel[] kept) {
         FileChannel probe = null;
         try {
             BasicFileAttributes a = attributes(f);
-            if (a == null || !a.isRegularFile()) return Named.GONE;
+            if (a == null || !a.isRegularFile()) return GONE;
             probe = FileChannel.open(f, Set.<java.nio.file.OpenOption>of(StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS));
             FileLock l;
             try {
                 l = probe.tryLock(0, Long.MAX_VALUE, true);
             } catch (OverlappingFileLockException ours) {
-                return new Named(probe, false);
+                kept[0] = probe;
+                return OURS;
             }
             closeQuietly(probe); // no lock of this JVM's on that file: closing frees none
-            return l == null ? Named.BUSY : Named.GONE;
+            return l == null ? BUSY : GONE;
         } catch (IOException | RuntimeException e) {
             if (probe != null) closeQuietly(probe);
-            return Named.GONE;
+            return GONE;
         }
-    }
-
-    /** {@link #named}'s answer: the channel to keep beside the lock, or none, and then whether another process holds the file. */
-    record Named(FileChannel probe, boolean busy) {
-        static final Named GONE = new Named(null, false);
-        static final Named BUSY = new Named(null, true);
     }
 
     private void skipHft(int pu, String why) {

@@ -87,23 +87,8 @@ public final class Neighbours implements Runnable {
      */
     static final double WAITING_BELOW = 0.5;
 
-    /** Where the readings come from: the live machine's {@link LoadMeter}, or a test's. */
-    interface Readings {
-        /** The period since the last call, with the waits of threads {@code tids}; null the first time or when nothing can be read. */
-        PuLoad next(long[] tids);
-
-        /** The short time since the last {@link #next}, to see a target is still idle; null when unknown. */
-        PuLoad since();
-
-        /** Thread {@code tid}'s time waiting on a run queue so far, in nanoseconds (no ticks); -1 when unknown. */
-        long waitedNanos(long tid);
-
-        /** Watching pauses: the next {@link #next} starts afresh. */
-        void reset();
-    }
-
     private final Placer placer;
-    private final Readings readings;
+    private final NeighbourReadings readings;
     private final long periodMillis;
     /** xorshift64, seeded by the clock: differs between JVMs, costs no class loading at start-up. */
     private long seed = System.nanoTime() | 1;
@@ -118,7 +103,7 @@ public final class Neighbours implements Runnable {
     /** Where this thread was last bound by {@link #keepOffWaiting}; null while it has the mask it started with. */
     private CpuSet ownPus;
 
-    Neighbours(Placer placer, Readings readings, long periodMillis) {
+    Neighbours(Placer placer, NeighbourReadings readings, long periodMillis) {
         this.placer = placer;
         this.readings = readings;
         this.periodMillis = periodMillis;
@@ -126,41 +111,10 @@ public final class Neighbours implements Runnable {
 
     /** Starts the {@code qv-neighbours} thread for the live machine; it parks until a worker is pinned. */
     public static Neighbours start(Placer placer, LoadMeter meter, long periodMillis) {
-        Neighbours n = new Neighbours(placer, live(meter), periodMillis);
+        Neighbours n = new Neighbours(placer, NeighbourReadings.live(meter), periodMillis);
         placer.neighbours(n);
         new AgentThread("qv-neighbours", n).start();
         return n;
-    }
-
-    static Readings live(LoadMeter meter) {
-        return new Readings() {
-            private LoadMeter.Sample last;
-
-            @Override
-            public PuLoad next(long[] tids) {
-                LoadMeter.Sample now = meter.sample(tids);
-                meter.offer(now);
-                LoadMeter.Sample before = last;
-                last = now;
-                return before == null || now == null ? null : PuLoad.between(before, now);
-            }
-
-            @Override
-            public PuLoad since() {
-                LoadMeter.Sample now = meter.sample(null);
-                return last == null || now == null ? null : PuLoad.between(last, now);
-            }
-
-            @Override
-            public long waitedNanos(long tid) {
-                return meter.waitedNanos(tid);
-            }
-
-            @Override
-            public void reset() {
-                last = null;
-            }
-        };
     }
 
     /** A random number from 0 to {@code bound - 1}. */

@@ -15,6 +15,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Node-wide claims: one owner-only lock file per PU, never through a planted link. */
@@ -192,10 +193,10 @@ class ClaimsTest {
         Path f = tmp.resolve("cpu-1.lock");
         try (FileChannel ch = FileChannel.open(f, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
             assertNotNull(ch.tryLock());
-            OpenHftLocks.Named now = OpenHftLocks.named(f);
-            assertNotNull(now.probe(), "the path names the file locked");
+            FileChannel[] kept = new FileChannel[1];
+            assertEquals(OpenHftLocks.OURS, OpenHftLocks.named(f, kept), "the path names the file locked");
             assertTrue(lockedHere(f), "the lock stays: the channel that asked was not closed");
-            now.probe().close();
+            kept[0].close();
             assertFalse(lockedHere(f), "closing that channel would have freed it (POSIX locks belong to the process)");
         }
     }
@@ -204,9 +205,11 @@ class ClaimsTest {
     void aFileNobodyLocksOrNoFileAtAllIsNotTheFileLocked(@TempDir Path tmp) throws Exception {
         // what the path names after OpenHFT deleted the file between our open and our lock
         Path f = Files.writeString(tmp.resolve("cpu-1.lock"), "");
-        assertEquals(new OpenHftLocks.Named(null, false), OpenHftLocks.named(f));
+        FileChannel[] kept = new FileChannel[1];
+        assertEquals(OpenHftLocks.GONE, OpenHftLocks.named(f, kept));
         assertFalse(lockedHere(f), "the lock it asked for is given back");
-        assertEquals(new OpenHftLocks.Named(null, false), OpenHftLocks.named(tmp.resolve("cpu-2.lock")));
+        assertEquals(OpenHftLocks.GONE, OpenHftLocks.named(tmp.resolve("cpu-2.lock"), kept));
+        assertNull(kept[0]);
     }
 
     @Test
@@ -217,7 +220,9 @@ class ClaimsTest {
                 .redirectErrorStream(true).start();
         try {
             assertEquals("locked", new java.io.BufferedReader(new java.io.InputStreamReader(holder.getInputStream())).readLine());
-            assertEquals(new OpenHftLocks.Named(null, true), OpenHftLocks.named(f));
+            FileChannel[] kept = new FileChannel[1];
+            assertEquals(OpenHftLocks.BUSY, OpenHftLocks.named(f, kept));
+            assertNull(kept[0]);
             assertTrue(locked(f), "still the other process's");
         } finally {
             holder.getOutputStream().close();

@@ -33,7 +33,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The busy-neighbours watcher's decisions, period by period, on a synthetic machine with a
- * recording binder and the loads a test gives ({@link Neighbours.Readings}).
+ * recording binder and the loads a test gives ({@link NeighbourReadings}).
  */
 class NeighboursTest {
 
@@ -59,7 +59,7 @@ class NeighboursTest {
 
     /** A watcher whose confirming looks see no new load, and run {@code whileConfirming} first. */
     Neighbours watcher(Placer p, Runnable whileConfirming) {
-        Neighbours n = new Neighbours(p, new Neighbours.Readings() {
+        Neighbours n = new Neighbours(p, new NeighbourReadings() {
             @Override
             public PuLoad next(long[] tids) {
                 return loads.poll();
