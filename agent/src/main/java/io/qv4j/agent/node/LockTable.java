@@ -23,9 +23,10 @@ final class LockTable {
     }
 
     /**
-     * Reads /proc/locks once on a thread of its own, to be done before the first pool is planned.
-     * The first read in a process waits in the kernel: 10 to 45 ms on a 6.18 VM (measured; a
-     * voluntary switch, no CPU), where later reads, from any thread, take microseconds.
+     * Reads /proc/locks once on a thread of its own, just before the first pool is planned. A read
+     * waits in the kernel for an RCU grace period (it takes the file-lock semaphore for writing)
+     * unless another came just before: 10 to 45 ms for a process's first on a 6.18 VM, 5-16 ms
+     * for one 50 ms or more after the last, microseconds back to back, from any thread.
      */
     static void readAhead() {
         new AgentThread("qv-locks", new Runnable() { // no lambda: cold invokedynamic costs milliseconds
