@@ -222,7 +222,8 @@ final class OpenHftLocks {
      * locks: {@link #OURS}, and that channel goes in {@code kept}, to be kept open beside the lock,
      * since closing it would free the lock (POSIX locks belong to the process). Refused by the
      * kernel: another process holds the file {@code f} names now ({@link #BUSY}). Granted, or no
-     * file: ours was deleted ({@link #GONE}).
+     * file: ours was deleted ({@link #GONE}). (A constant and an array, not a record: a claim runs
+     * at start, where each class more costs a cold JVM.)
      */
     static int named(Path f, FileChannel[] kept) {
         FileChannel probe = null;
