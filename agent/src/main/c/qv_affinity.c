@@ -12,9 +12,11 @@
  * on JDK 25 (measured). And it tells the hook class of every platform thread that starts or ends,
  * through JVMTI's thread events: without them the agent must redefine java.lang.Thread, which
  * deoptimizes what depends on it and throws away the compiles in flight. And it answers the JVM's
- * processor count for the threads it pinned (the end of this file).
+ * processor count for the threads it pinned (the end of this file). And it asks the kernel who
+ * holds a lock on a lock file, one file at a time, where reading /proc/locks would make every
+ * process's file locking on the node wait for an RCU grace period (DESIGN.md §7).
  *
- * No C library: the three system calls are made directly, so the same file loads on glibc and
+ * No C library: the system calls are made directly, so the same file loads on glibc and
  * musl systems alike and needs no shared library (built by scripts/build-native, -nostdlib).
  */
 #include <jni.h>
@@ -26,6 +28,12 @@
 #define NR_GETTID 186
 #define NR_SET_MEMPOLICY 238
 #define NR_GET_MEMPOLICY 239
+#define NR_OPENAT 257
+#define NR_FCNTL 72
+#define NR_FSTAT 5
+#define NR_CLOSE 3
+#define O_NOFOLLOW_ 0400000
+#define STAT_MODE_AT 24 /* struct stat: st_dev, st_ino, st_nlink (8 bytes each), st_mode */
 
 static long sys3(long n, long a, long b, long c) {
     long ret;
@@ -46,6 +54,12 @@ static long sys5(long n, long a, long b, long c, long d, long e) {
 #define NR_GETTID 178
 #define NR_SET_MEMPOLICY 237
 #define NR_GET_MEMPOLICY 236
+#define NR_OPENAT 56
+#define NR_FCNTL 25
+#define NR_FSTAT 80
+#define NR_CLOSE 57
+#define O_NOFOLLOW_ 0100000
+#define STAT_MODE_AT 16 /* the generic struct stat: st_dev, st_ino (8 bytes each), st_mode */
 
 static long sys3(long n, long a, long b, long c) {
     register long x8 __asm__("x8") = n;
@@ -155,6 +169,51 @@ Java_io_qv4j_agent_bind_NativeAffinity_cpuid0(JNIEnv *env, jclass cls, jint leaf
 #else
     return 38; /* ENOSYS */
 #endif
+}
+
+/*
+ * A descriptor to ask about the locks on the plain file at path (bytes, no terminator), never
+ * following a link and never blocking (a FIFO swapped in): fd, or -errno (EINVAL: not a plain
+ * file). Its device and inode go into devIno[0..1] as fstat gives them (st_dev, st_ino).
+ * The caller never closes it: closing any descriptor of a file drops every POSIX lock the process
+ * holds on that file.
+ */
+JNIEXPORT jint JNICALL
+Java_io_qv4j_agent_bind_NativeAffinity_lockProbe0(JNIEnv *env, jclass cls, jbyteArray path, jlongArray devIno) {
+    static const long O_RDONLY_NONBLOCK_NOCTTY_CLOEXEC = 04000 | 0400 | 02000000;
+    char name[4096];
+    jsize n = (*env)->GetArrayLength(env, path);
+    if (n <= 0 || n >= (jsize) sizeof name) return -36; /* ENAMETOOLONG */
+    (*env)->GetByteArrayRegion(env, path, 0, n, (jbyte *) name);
+    name[n] = 0;
+    long fd = sys3(NR_OPENAT, -100 /* AT_FDCWD */, (long) name, O_RDONLY_NONBLOCK_NOCTTY_CLOEXEC | O_NOFOLLOW_);
+    if (fd < 0) return (jint) fd;
+    unsigned long st[32]; /* struct stat is 144 bytes on x86_64, 128 on aarch64 */
+    long ret = sys3(NR_FSTAT, fd, (long) st, 0);
+    unsigned int mode = *(unsigned int *) ((char *) st + STAT_MODE_AT);
+    if (ret < 0 || (mode & 0170000) != 0100000) {
+        sys3(NR_CLOSE, fd, 0, 0); /* no plain file: nobody's lock is on it */
+        return ret < 0 ? (jint) ret : -22; /* EINVAL */
+    }
+    jlong key[2] = {(jlong) st[0], (jlong) st[1]};
+    (*env)->SetLongArrayRegion(env, devIno, 0, 2, key);
+    return (jint) fd;
+}
+
+/*
+ * Who holds a lock on the file of fd (a lockProbe0 descriptor), this process included: into
+ * pid[0] the holder's pid, 0 for none, -1 for a holder without one (an open file description's
+ * lock); returns 0 or errno. F_OFD_GETLK tests as an owner of its own, so the process's own POSIX
+ * locks conflict and are seen; unlike a read of /proc/locks it takes no node-wide lock.
+ */
+JNIEXPORT jint JNICALL
+Java_io_qv4j_agent_bind_NativeAffinity_lockHolder0(JNIEnv *env, jclass cls, jint fd, jintArray pid) {
+    struct { short type, whence; long start, len; int pid; } l = {1 /* F_WRLCK */, 0, 0, 0, 0}; /* struct flock, 64-bit */
+    long ret = sys3(NR_FCNTL, fd, 36 /* F_OFD_GETLK */, (long) &l);
+    if (ret < 0) return err(ret);
+    jint holder = l.type == 2 /* F_UNLCK */ ? 0 : l.pid;
+    (*env)->SetIntArrayRegion(env, pid, 0, 1, &holder);
+    return 0;
 }
 
 /*
@@ -554,6 +613,8 @@ Java_java_util_concurrent_QvNative_bind(JNIEnv *env, jclass cls, jclass natives)
         {"gettid0", "()I", (void *) Java_io_qv4j_agent_bind_NativeAffinity_gettid0},
         {"setMemoryPolicy0", "(I[J)I", (void *) Java_io_qv4j_agent_bind_NativeAffinity_setMemoryPolicy0},
         {"getMemoryPolicy0", "([J)I", (void *) Java_io_qv4j_agent_bind_NativeAffinity_getMemoryPolicy0},
+        {"lockProbe0", "([B[J)I", (void *) Java_io_qv4j_agent_bind_NativeAffinity_lockProbe0},
+        {"lockHolder0", "(I[I)I", (void *) Java_io_qv4j_agent_bind_NativeAffinity_lockHolder0},
     };
     return (*env)->RegisterNatives(env, natives, methods, (jint) (sizeof methods / sizeof methods[0]));
 }

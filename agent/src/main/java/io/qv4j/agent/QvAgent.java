@@ -95,7 +95,6 @@ public final class QvAgent {
             // The topology and the binding library load on another PU while the placer is built and
             // the hooks go in. No lambdas or indy string concatenation on the start-up path: each
             // costs milliseconds cold.
-            if (o.bind() == Options.Bind.ON && o.topology() == null && o.node().claims() != NodeOptions.Claims.OFF) Node.readAhead();
             // before the start-up thread may load the JNI library
             if (Runtime.version().feature() >= NativeDoor.FIRST_JDK && o.bind() != Options.Bind.OFF) NativeAffinity.loadThrough(new NativeDoor(inst));
             Init init = new Init(o);
@@ -193,6 +192,7 @@ public final class QvAgent {
             long tStart = System.nanoTime();
             LoadMeter load = o.topology() == null && o.bind() == Options.Bind.ON && o.node().neighboursMillis() > 0 ? LoadMeter.started() : null;
             Binder binder = Binders.choose(o.bind());
+            if (o.bind() == Options.Bind.ON && o.topology() == null && o.node().claims() != NodeOptions.Claims.OFF && !NativeAffinity.isLoaded()) Node.readAhead();
             long tBinder = System.nanoTime();
             Topology topo = null;
             String problem = null;

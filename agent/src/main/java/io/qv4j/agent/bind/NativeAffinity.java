@@ -294,6 +294,28 @@ public final class NativeAffinity implements Binder {
     }
 
     /**
+     * A descriptor to ask {@link #lockHolder} about the plain file at {@code path} (never through a
+     * link); its device and inode go into {@code devIno}. Returns the descriptor, or -errno (-22: not
+     * a plain file; -38: the library is not loaded). The caller must never close it: closing any
+     * descriptor of a file drops every POSIX lock this process holds on the file.
+     */
+    public static int lockProbe(java.nio.file.Path path, long[] devIno) {
+        if (loaded == null) return -38;
+        return lockProbe0(path.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8), devIno);
+    }
+
+    /**
+     * Who holds a lock on the file of {@code fd} (a {@link #lockProbe} descriptor), this process
+     * included: its pid, 0 for nobody, -1 for a holder without a pid (an open file description's
+     * lock); null where the kernel cannot say (before Linux 3.15) or the library is not loaded.
+     */
+    public static Integer lockHolder(int fd) {
+        if (loaded == null) return null;
+        int[] pid = new int[1];
+        return lockHolder0(fd, pid) == 0 ? pid[0] : null;
+    }
+
+    /**
      * Defines {@code bytes} as class {@code internalName} in the boot loader, where a package of
      * {@code java.base} takes it without being opened to the agent; null when the library is not loaded.
      *
@@ -366,4 +388,8 @@ public final class NativeAffinity implements Binder {
     private static native int setMemoryPolicy0(int mode, long[] nodes);
 
     private static native int getMemoryPolicy0(long[] nodes);
+
+    private static native int lockProbe0(byte[] path, long[] devIno);
+
+    private static native int lockHolder0(int fd, int[] pid);
 }

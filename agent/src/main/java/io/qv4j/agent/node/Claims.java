@@ -29,11 +29,10 @@ import java.util.TreeMap;
  * the held files, and re-claims one whose path is gone or names another file than the one locked;
  * if another JVM has claimed it meanwhile, one line and the report ({@link #lost()}) say so.
  *
- * <p>Whose locks are live is read from {@code /proc/locks} (device and inode of each locked file,
- * and the holder's pid), matched against the lock files' inodes: nothing is opened to find out.
- * That matters because a POSIX lock is the process's, and closing <em>any</em> descriptor of a file
- * drops every lock the process holds on it: probing an OpenHFT {@code cpu-N.lock} that this very
- * JVM's application holds would free it. OpenHFT lock files ({@code ${java.io.tmpdir}/cpu-N.lock})
+ * <p>Whose locks are live is asked of the kernel ({@link LockTable}) without taking a lock, and no
+ * descriptor opened to ask is ever closed: a POSIX lock is the process's, and closing <em>any</em>
+ * descriptor of a file drops every lock the process holds on it, so closing a probe of an OpenHFT
+ * {@code cpu-N.lock} that this very JVM's application holds would free it. OpenHFT lock files ({@code ${java.io.tmpdir}/cpu-N.lock})
  * count as claims when any live process holds a lock on them, this one included.
  *
  * <p>The directory is refused (claims off, one {@code qv:} line, the application runs) when it is a
@@ -201,25 +200,16 @@ public final class Claims {
             }
         }
         Path other = alsoRead();
-        // Stat the candidate files first: with none there (one JVM, no OpenHFT) /proc/locks is not read.
-        Map<Integer, String[]> files = new HashMap<>();
+        LockTable.Look look = new LockTable.Look();
+        CpuSet out = CpuSet.empty();
         for (int pu : within.toArray()) {
             if (held.containsKey(pu)) continue;
-            String mine = dir == null ? null : LockTable.key(dir.resolve("pu-" + pu + ".lock"));
-            String hft = openhft == null ? null : LockTable.key(openhft.resolve("cpu-" + pu + ".lock"));
-            String theirs = other == null ? null : LockTable.key(other.resolve("pu-" + pu + ".lock"));
-            if (mine != null || hft != null || theirs != null) files.put(pu, new String[] {mine, hft, theirs});
-        }
-        if (files.isEmpty()) return CpuSet.empty();
-        Map<String, Long> locks = LockTable.liveLocks();
-        CpuSet out = CpuSet.empty();
-        for (Map.Entry<Integer, String[]> k : files.entrySet()) {
-            Long holder = k.getValue()[0] == null ? null : locks.get(k.getValue()[0]);
-            boolean taken = holder != null && holder != pid;
-            if (!taken && k.getValue()[1] != null) taken = locks.containsKey(k.getValue()[1]);
-            Long there = k.getValue()[2] == null ? null : locks.get(k.getValue()[2]);
-            if (!taken && there != null) taken = there != pid;
-            if (taken) out = out.or(CpuSet.of(k.getKey()));
+            long mine = dir == null ? LockTable.NONE : look.holder(dir.resolve("pu-" + pu + ".lock"));
+            boolean taken = mine != LockTable.NONE && mine != pid;
+            if (!taken && openhft != null) taken = look.holder(openhft.resolve("cpu-" + pu + ".lock")) != LockTable.NONE;
+            long there = taken || other == null ? LockTable.NONE : look.holder(other.resolve("pu-" + pu + ".lock"));
+            if (there != LockTable.NONE && there != pid) taken = true;
+            if (taken) out = out.or(CpuSet.of(pu));
         }
         return out;
     }
@@ -328,8 +318,8 @@ public final class Claims {
             }
             if (refused != null) break;
             if (hft != null) hft.release(pu);
-            Long holder = LockTable.liveLocks().get(LockTable.key(dir.resolve("pu-" + pu + ".lock")));
-            String who = holder == null ? "another process" : holder == pid ? "another claims holder of this JVM" : "process " + holder;
+            long holder = new LockTable.Look().holder(dir.resolve("pu-" + pu + ".lock"));
+            String who = holder == LockTable.NONE || holder == LockTable.UNKNOWN ? "another process" : holder == pid ? "another claims holder of this JVM" : "process " + holder;
             lostTo.put(pu, who);
             Log.once("claimlost:" + pu, "the lock file of this JVM's claim on PU " + pu + " in " + dir + " was deleted (by a temporary-file cleaner?)"
                     + " and " + who + " has claimed PU " + pu + " since: workers pinned there now share it");

@@ -1,5 +1,6 @@
 package io.qv4j.agent.node;
 
+import io.qv4j.agent.bind.NativeAffinity;
 import io.qv4j.agent.boot.AgentThread;
 import io.qv4j.agent.io.UserFiles;
 
@@ -13,20 +14,96 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * The kernel's table of file locks ({@code /proc/locks}) and the keys it names files by, plus who
- * this process is: what {@link Claims} and {@link OpenHftLocks} read to tell whose lock is live
- * without opening the file (closing any descriptor of a file drops the process's locks on it).
+ * Who holds a lock on a lock file, and who this process is: what {@link Claims} and
+ * {@link OpenHftLocks} ask to tell whose lock is live. Closing any descriptor of a file drops the
+ * process's POSIX locks on it, so a file is never opened to find out and then closed.
+ *
+ * <p>Where the agent's JNI library is loaded, each file is asked on a descriptor of its own that
+ * stays open for the life of the JVM ({@link NativeAffinity#lockProbe}, {@code F_OFD_GETLK}:
+ * about a microsecond, and it sees this process's own locks). Elsewhere the kernel's table of
+ * file locks is read, {@code /proc/locks}: each read takes the node's file-lock semaphore for
+ * writing and waits for an RCU grace period unless another came just before (5-16 ms on a 6.18
+ * VM), and every process's file locking on the node waits with it (DESIGN.md §7).
  */
 final class LockTable {
 
     private LockTable() {
     }
 
+    /** {@link Look#holder}: nobody holds a lock on the file, or there is no plain file. */
+    static final long NONE = 0;
+
+    /** {@link Look#holder}: a lock is held by an owner without a pid (an open file description's lock). */
+    static final long UNKNOWN = -1;
+
     /**
-     * Reads /proc/locks once on a thread of its own, just before the first pool is planned. A read
-     * waits in the kernel for an RCU grace period (it takes the file-lock semaphore for writing)
-     * unless another came just before: 10 to 45 ms for a process's first on a 6.18 VM, 5-16 ms
-     * for one 50 ms or more after the last, microseconds back to back, from any thread.
+     * The descriptors asked so far, by path, with the file each is on: never closed (a lock of this
+     * process on that file would go with it). A path whose file was replaced gets a new one (an open
+     * descriptor keeps its file alive, so a new file cannot reuse that inode number); past
+     * {@value #MAX_PROBES} descriptors, /proc/locks is read instead.
+     */
+    private static final Map<Path, Integer> PROBES = new HashMap<>();
+    private static final Map<Path, String> PROBED = new HashMap<>(); // the file each is on (key)
+    private static int opened;
+    static final int MAX_PROBES = 1024;
+
+    /**
+     * One look at whose locks are live, for several files: asked file by file where the JNI library
+     * is loaded, else from one read of /proc/locks, made at the first file that exists.
+     */
+    static final class Look {
+        private final boolean ask;
+        private Map<String, Long> table; // read on first need, where a file cannot be asked
+
+        Look() {
+            this(true);
+        }
+
+        /** {@code ask} false: from /proc/locks only (tests compare the two ways). */
+        Look(boolean ask) {
+            this.ask = ask;
+        }
+
+        /**
+         * The pid holding a lock on the plain file at {@code f} (this process's own too),
+         * {@link #UNKNOWN} for an owner without one, or {@link #NONE}: nobody, or no plain file.
+         */
+        long holder(Path f) {
+            String key = key(f);
+            if (key == null) return NONE;
+            Integer pid = ask ? probe(f, key) : null;
+            if (pid != null) return pid;
+            if (table == null) table = liveLocks();
+            Long holder = table.get(key);
+            return holder == null ? NONE : holder;
+        }
+    }
+
+    /** The holder of the lock on {@code f} (whose key is {@code key}) by its probe, or null where it cannot be asked. */
+    private static Integer probe(Path f, String key) {
+        if (!NativeAffinity.isLoaded()) return null;
+        Integer fd;
+        synchronized (PROBES) {
+            fd = PROBES.get(f);
+            if (fd == null || !key.equals(PROBED.get(f))) {
+                if (opened >= MAX_PROBES) return null;
+                long[] devIno = new long[2];
+                int got = NativeAffinity.lockProbe(f, devIno);
+                if (got == -2 || got == -40 || got == -22) return 0; // gone, a link or no plain file since the stat: as key() would say now
+                if (got < 0) return null; // not readable by this user, no descriptor left: /proc/locks can still say
+                opened++;
+                fd = got; // an earlier probe of that path stays open, on a file no longer there
+                PROBES.put(f, fd);
+                PROBED.put(f, key(devIno[0], devIno[1])); // the file there now, if replaced meanwhile
+            }
+        }
+        return NativeAffinity.lockHolder(fd);
+    }
+
+    /**
+     * Reads /proc/locks once on a thread of its own, just before the first pool is planned, where
+     * the JNI library is not loaded: a read waits in the kernel for an RCU grace period unless
+     * another came just before, 10 to 45 ms for a process's first on a 6.18 VM.
      */
     static void readAhead() {
         new AgentThread("qv-locks", new Runnable() { // no lambda: cold invokedynamic costs milliseconds
@@ -65,12 +142,17 @@ final class LockTable {
                 dev = ((Number) Files.getAttribute(f, "unix:dev", LinkOption.NOFOLLOW_LINKS)).longValue();
                 ino = ((Number) Files.getAttribute(f, "unix:ino", LinkOption.NOFOLLOW_LINKS)).longValue();
             }
-            long major = ((dev >>> 8) & 0xfff) | ((dev >>> 32) & ~0xfffL);
-            long minor = (dev & 0xff) | ((dev >>> 12) & ~0xffL);
-            return hex2(major) + ":" + hex2(minor) + ":" + Long.toUnsignedString(ino);
+            return key(dev, ino);
         } catch (IOException | RuntimeException e) {
             return null;
         }
+    }
+
+    /** The key of the file with {@code st_dev} {@code dev} and {@code st_ino} {@code ino}. */
+    static String key(long dev, long ino) {
+        long major = ((dev >>> 8) & 0xfff) | ((dev >>> 32) & ~0xfffL);
+        long minor = (dev & 0xff) | ((dev >>> 12) & ~0xffL);
+        return hex2(major) + ":" + hex2(minor) + ":" + Long.toUnsignedString(ino);
     }
 
     private static String hex2(long v) {

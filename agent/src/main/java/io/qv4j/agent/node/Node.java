@@ -46,7 +46,8 @@ public final class Node {
 
     /**
      * Starts reading what the claims of other JVMs will need ({@link LockTable#readAhead}), while
-     * the agent starts: call at once where claims are read (not {@code claims=off}).
+     * the agent starts: call at once where claims are read (not {@code claims=off}) and the JNI
+     * library, which asks about each lock file instead, is not loaded.
      */
     public static void readAhead() {
         LockTable.readAhead();

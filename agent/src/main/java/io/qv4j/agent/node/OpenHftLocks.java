@@ -36,7 +36,7 @@ import java.util.TreeMap;
  * temporary directory: a missing file is made with {@code O_CREAT|O_EXCL|O_NOFOLLOW}, mode
  * {@code 0644} (what OpenHFT's files end up as; OpenHFT users of other accounts can still check it);
  * an existing one is used only when it is a plain file of this user that no process holds a lock
- * on (read from {@code /proc/locks}, without opening it), opened {@code O_NOFOLLOW} without
+ * on ({@link LockTable}: nothing opened to ask is closed), opened {@code O_NOFOLLOW} without
  * {@code O_CREAT} or {@code O_TRUNC}. A file of another user or a link is skipped for that PU (said
  * once; the {@code pu-N} claim still holds). After locking, the path must still name the file
  * locked (OpenHFT may delete a file between its creation and the lock; asked of the JVM's own lock
@@ -96,7 +96,7 @@ final class OpenHftLocks {
 
     private CpuSet take(List<Integer> pus) {
         CpuSet busy = CpuSet.empty();
-        Map<String, Long> locks = null;
+        LockTable.Look look = new LockTable.Look();
         Map<Integer, FileChannel> taken = new HashMap<>();
         Map<Integer, Boolean> made = new HashMap<>();
         if (uid == null) {
@@ -134,8 +134,7 @@ final class OpenHftLocks {
                         skipHft(pu, f + " is not a plain file");
                         continue;
                     }
-                    if (locks == null) locks = LockTable.liveLocks();
-                    if (locks.containsKey(LockTable.key(f))) { // held by an OpenHFT user: busy, and not opened
+                    if (look.holder(f) != LockTable.NONE) { // held by an OpenHFT user: busy, and not opened
                         busy = busy.or(CpuSet.of(pu));
                         continue;
                     }
