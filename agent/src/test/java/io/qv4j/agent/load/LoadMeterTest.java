@@ -146,6 +146,49 @@ class LoadMeterTest {
     }
 
     @Test
+    void threadsThatDidNotRunKeepTheirFiguresUnreadWhileTheJvmsOwnTimeIsAccountedFor() throws Exception {
+        LoadMeter m = new LoadMeter(proc.toString());
+        stat(new long[] {0, 0, 0}, new long[] {0, 0, 0});
+        thread(7, "main", 10, 0, 0, 0, 0);
+        thread(8, "idle", 5, 0, 1, 0, 0);
+        self(15, 0);
+        m.sample(null); // both new: both read
+        thread(7, "main", 20, 0, 0, 0, 0);
+        self(25, 0);
+        m.sample(null); // main ran, idle did not
+        // idle's file says it ran 1 more tick (a tick the kernel has not given the whole JVM yet): not read
+        thread(7, "main", 30, 0, 0, 0, 0);
+        thread(8, "idle", 6, 0, 1, 0, 0);
+        self(35, 0);
+        LoadMeter.Sample kept = m.sample(null);
+        assertEquals(30, kept.threads().get(7L)[0], "a thread that ran is read");
+        assertEquals(5, kept.threads().get(8L)[0], "one that did not keeps its figure");
+        assertEquals(-1, kept.threads().get(8L)[3], "and is not measured for waits");
+        // the JVM's time grew 12 ticks, main's 10: two unaccounted for, so every thread is read
+        thread(7, "main", 40, 0, 0, 0, 0);
+        thread(8, "idle", 8, 0, 1, 0, 0);
+        self(47, 0);
+        LoadMeter.Sample all = m.sample(null);
+        assertEquals(8, all.threads().get(8L)[0], "read again");
+    }
+
+    @Test
+    void aThreadAskedForItsWaitOrNewIsAlwaysRead() throws Exception {
+        self(15, 0);
+        stat(new long[] {0, 0, 0});
+        thread(7, "main", 10, 0, 0, 0, 0);
+        thread(8, "pool-1-thread-1", 5, 0, 0, 1_000, 2_000);
+        LoadMeter m = new LoadMeter(proc.toString());
+        m.sample(null);
+        m.sample(null); // nothing ran
+        thread(8, "pool-1-thread-1", 5, 0, 0, 1_000, 9_000);
+        thread(9, "pool-2-thread-1", 0, 0, 0, 0, 0);
+        LoadMeter.Sample s = m.sample(new long[] {8});
+        assertEquals(9_000, s.threads().get(8L)[3], "its wait read now");
+        assertTrue(s.threads().containsKey(9L), "a new thread");
+    }
+
+    @Test
     void withoutProcStatThereIsNoReadingAndNoView() throws Exception {
         LoadMeter m = new LoadMeter(proc.toString());
         assertFalse(m.works());

@@ -11,7 +11,8 @@ import java.util.concurrent.Future;
  * job: a single-thread pool, one task, shut down, then a pause. Prints how long each pool's first
  * task waited after its submit, over the pools after the first tenth (warm-up):
  * {@code first-task us p50=A p90=B max=C}. {@code scripts/bench-later-pools} runs it with and
- * without the agent. Usage: {@code LaterPools [POOLS] [GAP_MS]} (default 40 pools, 100 ms apart).
+ * without the agent. Usage: {@code LaterPools [POOLS] [GAP_MS] [THREADS]} (default 40 pools,
+ * 100 ms apart, beside 0 more threads: THREADS sleeping threads stand for a service's others).
  */
 public final class LaterPools {
 
@@ -23,6 +24,12 @@ public final class LaterPools {
         long gap = 100;
         if (args.length > 0) pools = Integer.parseInt(args[0]);
         if (args.length > 1) gap = Long.parseLong(args[1]);
+        int others = args.length > 2 ? Integer.parseInt(args[2]) : 0;
+        for (int i = 0; i < others; i++) {
+            Thread t = new Thread(LaterPools::sleep, "other-" + i);
+            t.setDaemon(true);
+            t.start();
+        }
         long[] waited = new long[pools - pools / 10]; // the first tenth warms up
         int first = pools - waited.length;
         for (int i = 0; i < pools; i++) {
@@ -37,5 +44,13 @@ public final class LaterPools {
         Arrays.sort(waited);
         int n = waited.length;
         System.out.printf(Locale.ROOT, "first-task us p50=%d p90=%d max=%d%n", waited[n / 2], waited[Math.min(n - 1, n * 9 / 10)], waited[n - 1]);
+    }
+
+    private static void sleep() {
+        try {
+            Thread.sleep(Long.MAX_VALUE);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 }
