@@ -117,17 +117,12 @@ final class ExclusiveRoom {
      * by kernel thread id (a CPU-bound task may never reach its next one).
      */
     private Workers moveNow(Env e) {
-        Map<Long, CpuSet> exclusiveWorkers = new HashMap<>();
         Map<Long, CpuSet> moved = new HashMap<>();
         PoolRegistry registry = placer.registry();
         synchronized (registry.lock) {
             for (Map.Entry<Thread, Worker> x : registry.liveWorkers().entrySet()) {
                 Worker w = x.getValue();
-                if (w.exited || w.tid <= 0) continue;
-                if (w.pool.exclusive) {
-                    if (w.cpuset != null) exclusiveWorkers.put(w.tid, w.cpuset);
-                    continue;
-                }
+                if (w.exited || w.tid <= 0 || w.pool.exclusive) continue;
                 CpuSet to = registry.moves.get(x.getKey());
                 if (to == null) continue;
                 w.cpuset = to; // it binds itself again at its next task, to answer the processor count
@@ -136,7 +131,18 @@ final class ExclusiveRoom {
             }
         }
         for (Map.Entry<Long, CpuSet> m : moved.entrySet()) e.binder().bindThread(m.getKey(), m.getValue());
-        return new Workers(exclusiveWorkers, moved);
+        return new Workers(exclusiveWorkers(), moved);
+    }
+
+    /** The exclusive pools' workers that have a tid, by tid, with their cores. */
+    private Map<Long, CpuSet> exclusiveWorkers() {
+        Map<Long, CpuSet> out = new HashMap<>();
+        synchronized (placer.registry().lock) {
+            for (Worker w : placer.registry().liveWorkers().values()) {
+                if (!w.exited && w.tid > 0 && w.pool.exclusive && w.cpuset != null) out.put(w.tid, w.cpuset);
+            }
+        }
+        return out;
     }
 
     /** Exclusive workers and the workers {@link #moveNow} moved, by tid, with their pieces: the walk leaves them alone. */
@@ -177,9 +183,15 @@ final class ExclusiveRoom {
                 }
             }
         }
-        for (Map.Entry<Long, CpuSet> w : workers.exclusive().entrySet()) {
+        // Asked again, not taken from the start: a worker of the pool that took its tid and bound
+        // itself while the walk ran (its slot taken, its tid not yet) was narrowed as any other thread.
+        for (Map.Entry<Long, CpuSet> w : exclusiveWorkers().entrySet()) {
             CpuSet mask = Binder.mask(w.getKey());
-            if (mask != null && !mask.equals(w.getValue())) e.binder().bindThread(w.getKey(), w.getValue());
+            if (mask != null && !mask.equals(w.getValue()) && e.binder().bindThread(w.getKey(), w.getValue())) {
+                synchronized (this) {
+                    if (narrowed.remove(w.getKey()) != null) n--;
+                }
+            }
         }
         if (n > 0) Log.debug("exclusive pus " + cores + ": " + n + " other threads of this JVM moved off them (exclusive-vm-threads=" + vmThreads.word() + ")");
     }

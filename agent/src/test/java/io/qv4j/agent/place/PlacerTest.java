@@ -196,6 +196,49 @@ class PlacerTest {
         for (CpuSet c : cpusets(p, later)) assertFalse(c.intersects(core), c + " of a later pool on the exclusive core");
     }
 
+    /**
+     * A worker of the exclusive pool that takes its tid while the first one moves the JVM's other
+     * threads off the cores is moved like them, then put back on its core. On the live machine,
+     * bound by the recording binder only: a synthetic machine whose PUs are this process's.
+     */
+    @Test
+    void aWorkerOfTheExclusivePoolThatComesWhileTheOthersAreMovedOffEndsOnItsCore() throws Exception {
+        CpuSet real = io.qv4j.agent.bind.Binder.currentMask();
+        org.junit.jupiter.api.Assumptions.assumeTrue(real != null && real.cardinality() >= 2, "two PUs allowed");
+        int[] pus = real.toArray();
+        Topology live = SyntheticSpec.parse("core:" + (pus[pus.length - 1] + 1) + " pu:1");
+        Options o = OptionsParser.parse("split-at=core", new Properties(), Map.of());
+        Placer p = new Placer(o, ConfigFileAccess.rules("rule.c.match.thread=critical-*\nrule.c.exclusive=true\n"), 1000);
+        p.ready(new Env(live, real, binder, null, null, true));
+        ThreadPoolExecutor critical = AppPools.fixed(1, p::poolCreated);
+        Thread late = alive("critical-late"); // started last: the walk over the JVM's threads meets it late
+        long lateTid = tidOf("critical-late");
+        CpuSet core = CpuSet.of(pus[pus.length - 1]);
+        binder.atNextBindThread = () -> {
+            synchronized (p.registry().lock) {
+                Worker w = p.registry().addWorker(pool(p, critical), late);
+                w.cpuset = core;
+                w.tid = lateTid;
+            }
+        };
+        start(p, critical, "critical", 1);
+        assertEquals(core, p.env().exclusive());
+        List<String> bound = new ArrayList<>();
+        for (String b : binder.others) if (b.startsWith(lateTid + " ")) bound.add(b);
+        assertEquals(lateTid + " " + core, bound.get(bound.size() - 1), "last bound: " + bound);
+        assertTrue(bound.size() >= 2, "moved off with the others first: " + bound);
+    }
+
+    /** The kernel thread id of this process's thread named {@code name}. */
+    private static long tidOf(String name) throws Exception {
+        try (var tasks = Files.list(Path.of("/proc/self/task"))) {
+            for (Path t : (Iterable<Path>) tasks::iterator) {
+                if (Files.readString(t.resolve("comm")).strip().equals(name)) return Long.parseLong(t.getFileName().toString());
+            }
+        }
+        throw new AssertionError("no thread " + name);
+    }
+
     @Test
     void whenTheExclusivePoolEndsItsCoreGoesBackAndThePoolPlannedOffItIsPlannedAgain() throws Exception {
         Placer p = placer("split-at=core", "rule.c.match.thread=critical-*\nrule.c.exclusive=true\n");

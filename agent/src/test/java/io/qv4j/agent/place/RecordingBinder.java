@@ -20,9 +20,20 @@ final class RecordingBinder implements Binder {
     /** Other threads bound by tid, in order: {@code tid cpus}. */
     final List<String> others = new ArrayList<>();
 
+    /** Run once, at the next {@link #bindThread}, before it is recorded: something that happens meanwhile. */
+    Runnable atNextBindThread;
+
     @Override
-    public synchronized boolean bindThread(long tid, CpuSet cpus) {
-        others.add(tid + " " + cpus);
+    public boolean bindThread(long tid, CpuSet cpus) {
+        Runnable r;
+        synchronized (this) {
+            r = atNextBindThread;
+            atNextBindThread = null;
+        }
+        if (r != null) r.run();
+        synchronized (this) {
+            others.add(tid + " " + cpus);
+        }
         return true;
     }
 
