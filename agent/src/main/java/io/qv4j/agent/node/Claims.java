@@ -32,8 +32,9 @@ import java.util.TreeMap;
  * <p>Whose locks are live is asked of the kernel ({@link LockTable}) without taking a lock, and no
  * descriptor opened to ask is ever closed: a POSIX lock is the process's, and closing <em>any</em>
  * descriptor of a file drops every lock the process holds on it, so closing a probe of an OpenHFT
- * {@code cpu-N.lock} that this very JVM's application holds would free it. OpenHFT lock files ({@code ${java.io.tmpdir}/cpu-N.lock})
- * count as claims when any live process holds a lock on them, this one included.
+ * {@code cpu-N.lock} that this very JVM's application holds would free it. OpenHFT lock files
+ * ({@code ${java.io.tmpdir}/cpu-N.lock}) count as claims when any live process holds a lock on
+ * them, this one included.
  *
  * <p>The directory is refused (claims off, one {@code qv:} line, the application runs) when it is a
  * symbolic link, not a directory, not owned by this user, writable by group or others, or holds
