@@ -229,11 +229,17 @@ class PlacerTest {
         assertTrue(bound.size() >= 2, "moved off with the others first: " + bound);
     }
 
-    /** The kernel thread id of this process's thread named {@code name}. */
+    /** The kernel thread id of this process's thread named {@code name}: a thread names itself as it starts, so it is waited for. */
     private static long tidOf(String name) throws Exception {
-        try (var tasks = Files.list(Path.of("/proc/self/task"))) {
-            for (Path t : (Iterable<Path>) tasks::iterator) {
-                if (Files.readString(t.resolve("comm")).strip().equals(name)) return Long.parseLong(t.getFileName().toString());
+        for (long end = System.nanoTime() + 10_000_000_000L; System.nanoTime() < end; Thread.sleep(5)) {
+            try (var tasks = Files.list(Path.of("/proc/self/task"))) {
+                for (Path t : (Iterable<Path>) tasks::iterator) {
+                    try {
+                        if (Files.readString(t.resolve("comm")).strip().equals(name)) return Long.parseLong(t.getFileName().toString());
+                    } catch (java.io.IOException ended) {
+                        // a thread that ended meanwhile
+                    }
+                }
             }
         }
         throw new AssertionError("no thread " + name);
