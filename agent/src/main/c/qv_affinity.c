@@ -34,6 +34,7 @@
 #define NR_CLOSE 3
 #define O_NOFOLLOW_ 0400000
 #define STAT_MODE_AT 24 /* struct stat: st_dev, st_ino, st_nlink (8 bytes each), st_mode */
+#define STAT_NLINK(st) (*(unsigned long *) ((char *) (st) + 16))
 
 static long sys3(long n, long a, long b, long c) {
     long ret;
@@ -59,7 +60,8 @@ static long sys5(long n, long a, long b, long c, long d, long e) {
 #define NR_FSTAT 80
 #define NR_CLOSE 57
 #define O_NOFOLLOW_ 0100000
-#define STAT_MODE_AT 16 /* the generic struct stat: st_dev, st_ino (8 bytes each), st_mode */
+#define STAT_MODE_AT 16 /* the generic struct stat: st_dev, st_ino (8 bytes each), st_mode, st_nlink (4 bytes each) */
+#define STAT_NLINK(st) (*(unsigned int *) ((char *) (st) + 20))
 
 static long sys3(long n, long a, long b, long c) {
     register long x8 __asm__("x8") = n;
@@ -175,8 +177,8 @@ Java_io_qv4j_agent_bind_NativeAffinity_cpuid0(JNIEnv *env, jclass cls, jint leaf
  * A descriptor to ask about the locks on the plain file at path (bytes, no terminator), never
  * following a link and never blocking (a FIFO swapped in): fd, or -errno (EINVAL: not a plain
  * file). Its device and inode go into devIno[0..1] as fstat gives them (st_dev, st_ino).
- * The caller never closes it: closing any descriptor of a file drops every POSIX lock the process
- * holds on that file.
+ * The caller closes it only through retireLockProbe0: closing any descriptor of a file drops
+ * every POSIX lock the process holds on that file.
  */
 JNIEXPORT jint JNICALL
 Java_io_qv4j_agent_bind_NativeAffinity_lockProbe0(JNIEnv *env, jclass cls, jbyteArray path, jlongArray devIno) {
@@ -214,6 +216,21 @@ Java_io_qv4j_agent_bind_NativeAffinity_lockHolder0(JNIEnv *env, jclass cls, jint
     jint holder = l.type == 2 /* F_UNLCK */ ? 0 : l.pid;
     (*env)->SetIntArrayRegion(env, pid, 0, 1, &holder);
     return 0;
+}
+
+/*
+ * Closes the lockProbe0 descriptor fd when its file is linked in no directory any more (deleted):
+ * no one who goes by a path can see a lock on it, so dropping this process's locks there, as the
+ * close does, changes nothing. Returns 0 when closed, 1 when kept (still linked), or -errno.
+ */
+JNIEXPORT jint JNICALL
+Java_io_qv4j_agent_bind_NativeAffinity_retireLockProbe0(JNIEnv *env, jclass cls, jint fd) {
+    unsigned long st[32];
+    long ret = sys3(NR_FSTAT, fd, (long) st, 0);
+    if (ret < 0) return (jint) ret;
+    if (STAT_NLINK(st) != 0) return 1;
+    ret = sys3(NR_CLOSE, fd, 0, 0);
+    return ret < 0 ? (jint) ret : 0;
 }
 
 /*
@@ -615,6 +632,7 @@ Java_java_util_concurrent_QvNative_bind(JNIEnv *env, jclass cls, jclass natives)
         {"getMemoryPolicy0", "([J)I", (void *) Java_io_qv4j_agent_bind_NativeAffinity_getMemoryPolicy0},
         {"lockProbe0", "([B[J)I", (void *) Java_io_qv4j_agent_bind_NativeAffinity_lockProbe0},
         {"lockHolder0", "(I[I)I", (void *) Java_io_qv4j_agent_bind_NativeAffinity_lockHolder0},
+        {"retireLockProbe0", "(I)I", (void *) Java_io_qv4j_agent_bind_NativeAffinity_retireLockProbe0},
     };
     return (*env)->RegisterNatives(env, natives, methods, (jint) (sizeof methods / sizeof methods[0]));
 }

@@ -3,8 +3,9 @@
  * file gets its device and inode as stat gives them; the holder is 0 while nobody locks it, this
  * process's pid while this process holds a POSIX lock through another descriptor, and a child's
  * pid while the child holds one; a symbolic link (ELOOP), a FIFO (EINVAL: not a plain file) and a
- * missing file (ENOENT) get no probe. Prints "free=0 own=1 child=1 after=0 link=-40 fifo=-22
- * none=-2" and exits 0 when all of that held.
+ * missing file (ENOENT) get no probe; a probe is retired (closed) only once its file is deleted,
+ * kept while it is linked. Prints "free=0 own=1 child=1 after=0 link=-40 fifo=-22 none=-2
+ * linked=1 deleted=0 closed=1" and exits 0 when all of that held.
  */
 #include <jni.h>
 #include <fcntl.h>
@@ -17,6 +18,7 @@
 
 JNIEXPORT jint JNICALL Java_io_qv4j_agent_bind_NativeAffinity_lockProbe0(JNIEnv *, jclass, jbyteArray, jlongArray);
 JNIEXPORT jint JNICALL Java_io_qv4j_agent_bind_NativeAffinity_lockHolder0(JNIEnv *, jclass, jint, jintArray);
+JNIEXPORT jint JNICALL Java_io_qv4j_agent_bind_NativeAffinity_retireLockProbe0(JNIEnv *, jclass, jint);
 
 struct bytes { jsize n; char b[256]; };
 struct longs { jlong w[2]; };
@@ -87,6 +89,13 @@ int main(void) {
     mkfifo("fifo.lock", 0600);
     struct longs ignored;
     jint link = probe("link.lock", &ignored), fifo = probe("fifo.lock", &ignored), none = probe("none.lock", &ignored);
-    printf("free=%d own=%d child=%d after=%d link=%d fifo=%d none=%d\n", free, own == getpid(), theirs == child, after, link, fifo, none);
-    return same && free == 0 && own == getpid() && theirs == child && after == 0 && link == -40 && fifo == -22 && none == -2 ? 0 : 1;
+    jint linked = Java_io_qv4j_agent_bind_NativeAffinity_retireLockProbe0(env, 0, fd);
+    int open_after_keep = fcntl(fd, F_GETFD) >= 0;
+    unlink("pu-0.lock");
+    jint deleted = Java_io_qv4j_agent_bind_NativeAffinity_retireLockProbe0(env, 0, fd);
+    int closed = fcntl(fd, F_GETFD) < 0;
+    printf("free=%d own=%d child=%d after=%d link=%d fifo=%d none=%d linked=%d deleted=%d closed=%d\n", free, own == getpid(), theirs == child,
+           after, link, fifo, none, linked, deleted, closed);
+    return same && free == 0 && own == getpid() && theirs == child && after == 0 && link == -40 && fifo == -22 && none == -2
+            && linked == 1 && open_after_keep && deleted == 0 && closed ? 0 : 1;
 }

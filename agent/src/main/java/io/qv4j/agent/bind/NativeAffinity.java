@@ -296,8 +296,9 @@ public final class NativeAffinity implements Binder {
     /**
      * A descriptor to ask {@link #lockHolder} about the plain file at {@code path} (never through a
      * link); its device and inode go into {@code devIno}. Returns the descriptor, or -errno (-22: not
-     * a plain file; -38: the library is not loaded). The caller must never close it: closing any
-     * descriptor of a file drops every POSIX lock this process holds on the file.
+     * a plain file; -38: the library is not loaded). The caller closes it only through
+     * {@link #retireLockProbe}: closing any descriptor of a file drops every POSIX lock this
+     * process holds on the file.
      */
     public static int lockProbe(java.nio.file.Path path, long[] devIno) {
         if (loaded == null) return -38;
@@ -313,6 +314,15 @@ public final class NativeAffinity implements Binder {
         if (loaded == null) return null;
         int[] pid = new int[1];
         return lockHolder0(fd, pid) == 0 ? pid[0] : null;
+    }
+
+    /**
+     * Closes the {@link #lockProbe} descriptor {@code fd} if its file was deleted (linked in no
+     * directory): then no one going by a path sees a lock on it, and the locks of this process
+     * that the close drops there guard nothing. True when closed.
+     */
+    public static boolean retireLockProbe(int fd) {
+        return loaded != null && retireLockProbe0(fd) == 0;
     }
 
     /**
@@ -392,4 +402,6 @@ public final class NativeAffinity implements Binder {
     private static native int lockProbe0(byte[] path, long[] devIno);
 
     private static native int lockHolder0(int fd, int[] pid);
+
+    private static native int retireLockProbe0(int fd);
 }

@@ -122,9 +122,10 @@ public final class LoadMeter {
      * (a path walk and {@code do_task_stat}): 8 ms a reading in a JVM of 500 threads. So the threads
      * that did not run since the last reading keep their figures unread, unless the JVM's own time
      * since then ({@code /proc/self/stat}, exact) exceeds what the threads read account for by more
-     * than {@value #UNEXPLAINED_TICKS} tick: then they are all read. A thread that ran unseen is so
-     * off by a tick at most, and others' load is bounded by the JVM's exact total anyway
-     * ({@link PuLoad#between}).
+     * than {@value #UNEXPLAINED_TICKS} tick, or every thread was last read a second ago or more:
+     * then they are all read. A thread so runs unseen only while it runs under a tick a reading,
+     * for a second at most, and what it runs is in the JVM's exact total, which bounds others' load
+     * ({@link PuLoad#between}): it can only move that little from one PU's share to another's.
      */
     public synchronized Sample sample(long[] waitTids) {
         long nanos = System.nanoTime();
@@ -154,7 +155,8 @@ public final class LoadMeter {
         }
         long[] self = text.read(proc + "/self/stat") ? text.threadStat() : null;
         long own = self == null ? -1 : self[0];
-        boolean readAll = own < 0 || last == null || own - last.own() - explained > UNEXPLAINED_TICKS;
+        boolean readAll = own < 0 || last == null || own - last.own() - explained > UNEXPLAINED_TICKS || nanos - allRead >= ALL_READ_NANOS;
+        if (readAll) allRead = nanos;
         for (long tid : unread) {
             long[] t = readAll ? thread(tid) : before.get(tid);
             if (t != null) threads.put(tid, readAll ? t : new long[] {t[0], t[1], -1, -1});
@@ -180,9 +182,12 @@ public final class LoadMeter {
 
     /** The JVM's own ticks a reading may leave unaccounted for and still keep the figures of threads that did not run. */
     static final long UNEXPLAINED_TICKS = 1;
+    /** Every thread is read at least this often: one that runs under a tick a reading is seen again. */
+    static final long ALL_READ_NANOS = 1_000_000_000L;
 
     private Sample last;                    // the latest reading
     private Set<Long> ran = new HashSet<>(); // the threads whose time grew in it, or that were new
+    private long allRead;                   // when every thread was last read (nanoTime)
 
     /** Thread {@code tid}'s time waiting on a run queue so far, in nanoseconds ({@code schedstat}); -1 when it cannot be read. */
     public synchronized long waitedNanos(long tid) {

@@ -29,12 +29,12 @@ import java.util.TreeMap;
  * the held files, and re-claims one whose path is gone or names another file than the one locked;
  * if another JVM has claimed it meanwhile, one line and the report ({@link #lost()}) say so.
  *
- * <p>Whose locks are live is asked of the kernel ({@link LockTable}) without taking a lock, and no
- * descriptor opened to ask is ever closed: a POSIX lock is the process's, and closing <em>any</em>
- * descriptor of a file drops every lock the process holds on it, so closing a probe of an OpenHFT
- * {@code cpu-N.lock} that this very JVM's application holds would free it. OpenHFT lock files
- * ({@code ${java.io.tmpdir}/cpu-N.lock}) count as claims when any live process holds a lock on
- * them, this one included.
+ * <p>Whose locks are live is asked of the kernel ({@link LockTable}) without taking a lock, and a
+ * descriptor opened to ask is closed only once its file is deleted: a POSIX lock is the process's,
+ * and closing <em>any</em> descriptor of a file drops every lock the process holds on it, so
+ * closing a probe of an OpenHFT {@code cpu-N.lock} that this very JVM's application holds would
+ * free it. OpenHFT lock files ({@code ${java.io.tmpdir}/cpu-N.lock}) count as claims when any live
+ * process holds a lock on them, this one included.
  *
  * <p>The directory is refused (claims off, one {@code qv:} line, the application runs) when it is a
  * symbolic link, not a directory, not owned by this user, writable by group or others, or holds

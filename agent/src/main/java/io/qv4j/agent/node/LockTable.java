@@ -16,10 +16,11 @@ import java.util.Map;
 /**
  * Who holds a lock on a lock file, and who this process is: what {@link Claims} and
  * {@link OpenHftLocks} ask to tell whose lock is live. Closing any descriptor of a file drops the
- * process's POSIX locks on it, so a file is never opened to find out and then closed.
+ * process's POSIX locks on it, so a descriptor opened to find out is closed only once its file is
+ * deleted.
  *
  * <p>Where the agent's JNI library is loaded, each file is asked on a descriptor of its own that
- * stays open for the life of the JVM ({@link NativeAffinity#lockProbe}, {@code F_OFD_GETLK}:
+ * stays open while the file is there ({@link NativeAffinity#lockProbe}, {@code F_OFD_GETLK}:
  * about a microsecond, and it sees this process's own locks). Elsewhere the kernel's table of
  * file locks is read, {@code /proc/locks}: each read takes the node's file-lock semaphore for
  * writing and waits for an RCU grace period unless another came just before (5-16 ms on a 6.18
@@ -37,10 +38,11 @@ final class LockTable {
     static final long UNKNOWN = -1;
 
     /**
-     * The descriptors asked so far, by path, with the file each is on: never closed (a lock of this
-     * process on that file would go with it). A path whose file was replaced gets a new one (an open
-     * descriptor keeps its file alive, so a new file cannot reuse that inode number); past
-     * {@value #MAX_PROBES} descriptors, /proc/locks is read instead.
+     * The descriptors asked so far, by path, with the file each is on: never closed while that file
+     * is linked (a lock of this process on it would go with it). A path whose file was replaced
+     * gets a new one (an open descriptor keeps its file alive, so a new file cannot reuse that inode
+     * number), and the old one is closed once its file is deleted, as another JVM's OpenHFT files
+     * are at each release; past {@value #MAX_PROBES} open, /proc/locks is read instead.
      */
     private static final Map<Path, Integer> PROBES = new HashMap<>();
     private static final Map<Path, String> PROBED = new HashMap<>(); // the file each is on (key)
@@ -89,10 +91,11 @@ final class LockTable {
                 if (opened >= MAX_PROBES) return null;
                 long[] devIno = new long[2];
                 int got = NativeAffinity.lockProbe(f, devIno);
-                if (got == -2 || got == -40 || got == -22) return 0; // gone, a link or no plain file since the stat: as key() would say now
+                if (got == -2 || got == -40 || got == -22) return (int) NONE; // gone, a link or no plain file since the stat: as key() would say now
                 if (got < 0) return null; // not readable by this user, no descriptor left: /proc/locks can still say
                 opened++;
-                fd = got; // an earlier probe of that path stays open, on a file no longer there
+                if (fd != null && NativeAffinity.retireLockProbe(fd)) opened--; // else kept: its file is linked elsewhere
+                fd = got;
                 PROBES.put(f, fd);
                 PROBED.put(f, key(devIno[0], devIno[1])); // the file there now, if replaced meanwhile
             }

@@ -173,6 +173,24 @@ class LoadMeterTest {
     }
 
     @Test
+    void aThreadRunningUnderATickAReadingIsReadAgainOnceASecondHasPassed() throws Exception {
+        thread(8, "gc", 5, 0, 0, 0, 0);
+        thread(7, "main", 10, 0, 0, 0, 0);
+        self(15, 0);
+        stat(new long[] {0, 0, 0});
+        LoadMeter m = new LoadMeter(proc.toString());
+        m.sample(null);
+        m.sample(null); // nothing ran: gc goes unread from now on
+        thread(8, "gc", 6, 0, 0, 0, 0);
+        self(16, 0);
+        assertEquals(5, m.sample(null).threads().get(8L)[0], "a tick unaccounted for: gc not read");
+        Thread.sleep(LoadMeter.ALL_READ_NANOS / 1_000_000 + 10);
+        thread(8, "gc", 7, 0, 0, 0, 0);
+        self(17, 0);
+        assertEquals(7, m.sample(null).threads().get(8L)[0], "every thread read a second after they all were");
+    }
+
+    @Test
     void aThreadAskedForItsWaitOrNewIsAlwaysRead() throws Exception {
         self(15, 0);
         stat(new long[] {0, 0, 0});

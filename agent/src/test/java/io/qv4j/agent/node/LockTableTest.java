@@ -91,6 +91,40 @@ class LockTableTest {
         assertEquals(LockTable.NONE, new LockTable.Look().holder(fifo), "a FIFO is neither opened nor waited on");
     }
 
+    @Test
+    void theProbeOfAReplacedFileIsClosedOnceDeletedAndKeptWhileLinkedElsewhereWithThisJvmsLockOnIt(@TempDir Path tmp) throws Exception {
+        Path f = Files.writeString(tmp.resolve("cpu-5.lock"), "");
+        assertEquals(LockTable.NONE, new LockTable.Look().holder(f));
+        Files.delete(f); // another JVM released its OpenHFT file: deleted, then made again at its next claim
+        Files.writeString(f, "");
+        assertEquals(LockTable.NONE, new LockTable.Look().holder(f));
+        assertEquals(0, descriptorsOn(f + " (deleted)"), "the probe of the deleted file is closed");
+        assertEquals(1, descriptorsOn(f.toString()), "one probe, of the file there now");
+        Path moved = tmp.resolve("cpu-5.old");
+        try (FileChannel ch = FileChannel.open(f, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            assertNotNull(ch.tryLock());
+            Files.move(f, moved); // the locked file still linked, under another name
+            Files.writeString(f, "");
+            assertEquals(LockTable.NONE, new LockTable.Look().holder(f));
+            assertEquals(ME, new LockTable.Look().holder(moved), "this JVM's lock on the file moved away stays");
+        }
+    }
+
+    /** How many of this process's descriptors name {@code target}. */
+    private static int descriptorsOn(String target) throws Exception {
+        int n = 0;
+        try (var fds = Files.list(Path.of("/proc/self/fd"))) {
+            for (Path fd : (Iterable<Path>) fds::iterator) {
+                try {
+                    if (Files.readSymbolicLink(fd).toString().equals(target)) n++;
+                } catch (java.io.IOException closed) {
+                    // the listing's own descriptor, or one closed meanwhile
+                }
+            }
+        }
+        return n;
+    }
+
     /**
      * A forked {@link io.qv4j.testapps.LockFileApp} holding an exclusive lock on {@code f} (made if
      * missing) until its input is closed.
