@@ -26,6 +26,7 @@
 #define NR_SCHED_SETAFFINITY 203
 #define NR_SCHED_GETAFFINITY 204
 #define NR_GETTID 186
+#define NR_GETCPU 309
 #define NR_SET_MEMPOLICY 238
 #define NR_GET_MEMPOLICY 239
 #define NR_OPENAT 257
@@ -53,6 +54,7 @@ static long sys5(long n, long a, long b, long c, long d, long e) {
 #define NR_SCHED_SETAFFINITY 122
 #define NR_SCHED_GETAFFINITY 123
 #define NR_GETTID 178
+#define NR_GETCPU 168
 #define NR_SET_MEMPOLICY 237
 #define NR_GET_MEMPOLICY 236
 #define NR_OPENAT 56
@@ -157,6 +159,14 @@ Java_io_qv4j_agent_bind_NativeAffinity_gettid0(JNIEnv *env, jclass cls) {
     return (jint) sys3(NR_GETTID, 0, 0, 0);
 }
 
+/* The PU the calling thread runs on now (getcpu), or the negated errno. */
+JNIEXPORT jint JNICALL
+Java_io_qv4j_agent_bind_NativeAffinity_currentCpu0(JNIEnv *env, jclass cls) {
+    unsigned int cpu = 0;
+    long ret = sys3(NR_GETCPU, (long) &cpu, 0, 0);
+    return ret < 0 ? (jint) ret : (jint) cpu;
+}
+
 /*
  * CPUID(leaf, subleaf) into regs[0..3] = eax, ebx, ecx, edx, on whichever CPU the calling thread
  * runs; returns 0, or ENOSYS (38) where there is no CPUID (aarch64).
@@ -252,7 +262,7 @@ Java_io_qv4j_agent_bind_NativeAffinity_defineBootClass0(JNIEnv *env, jclass cls,
     return c;
 }
 
-enum member { FIELD, STATIC_FIELD, STATIC_METHOD };
+enum member { STATIC_FIELD, STATIC_METHOD };
 
 /*
  * The ID of the member name of type signature (Java strings) of class c; 0, with nothing pending,
@@ -264,8 +274,7 @@ static void *member(JNIEnv *env, jclass c, jstring name, jstring signature, enum
     const char *s = (*env)->GetStringUTFChars(env, signature, 0);
     void *id = 0;
     if (s != 0) {
-        id = kind == FIELD ? (void *) (*env)->GetFieldID(env, c, n, s)
-                : kind == STATIC_FIELD ? (void *) (*env)->GetStaticFieldID(env, c, n, s)
+        id = kind == STATIC_FIELD ? (void *) (*env)->GetStaticFieldID(env, c, n, s)
                 : (void *) (*env)->GetStaticMethodID(env, c, n, s);
         if (id == 0) (*env)->ExceptionClear(env);
         (*env)->ReleaseStringUTFChars(env, signature, s);
@@ -275,13 +284,37 @@ static void *member(JNIEnv *env, jclass c, jstring name, jstring signature, enum
 }
 
 /*
- * The object field name of type signature of o, whatever its access (JNI does not check it);
- * null, with nothing pending, where o has no such field.
+ * The Runnable thread t was made with, whatever the field's access (JNI does not check it):
+ * Thread.target up to JDK 18, Thread.holder.task from JDK 19 (holder says which); null where the
+ * field is not there. Read as every platform thread starts, so the field IDs are looked up once
+ * and kept: Thread's live as long as the JVM, and a lookup costs more than the reading.
  */
+static jfieldID task_field, holder_field;
+static int task_looked; /* the fields above were looked up (set after them) */
+
 JNIEXPORT jobject JNICALL
-Java_io_qv4j_agent_bind_NativeAffinity_objectField0(JNIEnv *env, jclass cls, jobject o, jstring name, jstring signature) {
-    jfieldID f = member(env, (*env)->GetObjectClass(env, o), name, signature, FIELD);
-    return f == 0 ? 0 : (*env)->GetObjectField(env, o, f);
+Java_io_qv4j_agent_bind_NativeAffinity_threadTask0(JNIEnv *env, jclass cls, jobject t, jboolean holder) {
+    if (!__atomic_load_n(&task_looked, __ATOMIC_ACQUIRE)) {
+        jfieldID task = 0, in = 0;
+        jclass thread = (*env)->FindClass(env, "java/lang/Thread");
+        if (thread != 0 && holder) {
+            in = (*env)->GetFieldID(env, thread, "holder", "Ljava/lang/Thread$FieldHolder;");
+            jclass h = in == 0 ? 0 : (*env)->FindClass(env, "java/lang/Thread$FieldHolder");
+            task = h == 0 ? 0 : (*env)->GetFieldID(env, h, "task", "Ljava/lang/Runnable;");
+        } else if (thread != 0) {
+            task = (*env)->GetFieldID(env, thread, "target", "Ljava/lang/Runnable;");
+        }
+        if ((*env)->ExceptionCheck(env)) (*env)->ExceptionClear(env);
+        /* a thread racing this one stores the same IDs */
+        __atomic_store_n(&holder_field, task == 0 ? 0 : in, __ATOMIC_RELAXED);
+        __atomic_store_n(&task_field, task, __ATOMIC_RELAXED);
+        __atomic_store_n(&task_looked, 1, __ATOMIC_RELEASE);
+    }
+    jfieldID task = __atomic_load_n(&task_field, __ATOMIC_RELAXED);
+    jfieldID in = __atomic_load_n(&holder_field, __ATOMIC_RELAXED);
+    if (task == 0 || t == 0) return 0;
+    jobject o = in == 0 ? t : (*env)->GetObjectField(env, t, in);
+    return o == 0 ? 0 : (*env)->GetObjectField(env, o, task);
 }
 
 /*
@@ -618,8 +651,7 @@ Java_java_util_concurrent_QvNative_bind(JNIEnv *env, jclass cls, jclass natives)
         {"defineBootClass0", "(Ljava/lang/String;[B)Ljava/lang/Class;", (void *) Java_io_qv4j_agent_bind_NativeAffinity_defineBootClass0},
         {"setStaticField0", "(Ljava/lang/Class;Ljava/lang/String;Ljava/lang/String;Ljava/lang/Object;)I",
                 (void *) Java_io_qv4j_agent_bind_NativeAffinity_setStaticField0},
-        {"objectField0", "(Ljava/lang/Object;Ljava/lang/String;Ljava/lang/String;)Ljava/lang/Object;",
-                (void *) Java_io_qv4j_agent_bind_NativeAffinity_objectField0},
+        {"threadTask0", "(Ljava/lang/Thread;Z)Ljava/lang/Object;", (void *) Java_io_qv4j_agent_bind_NativeAffinity_threadTask0},
         {"setAffinity0", "(I[JZ)I", (void *) Java_io_qv4j_agent_bind_NativeAffinity_setAffinity0},
         {"answerProcessors0", "(Ljava/lang/Runtime;Ljava/lang/Class;)I", (void *) Java_io_qv4j_agent_bind_NativeAffinity_answerProcessors0},
         {"scopeProcessors0", "(I)V", (void *) Java_io_qv4j_agent_bind_NativeAffinity_scopeProcessors0},
@@ -628,6 +660,7 @@ Java_java_util_concurrent_QvNative_bind(JNIEnv *env, jclass cls, jclass natives)
         {"cpuid0", "(II[I)I", (void *) Java_io_qv4j_agent_bind_NativeAffinity_cpuid0},
         {"getAffinity0", "(I[J)I", (void *) Java_io_qv4j_agent_bind_NativeAffinity_getAffinity0},
         {"gettid0", "()I", (void *) Java_io_qv4j_agent_bind_NativeAffinity_gettid0},
+        {"currentCpu0", "()I", (void *) Java_io_qv4j_agent_bind_NativeAffinity_currentCpu0},
         {"setMemoryPolicy0", "(I[J)I", (void *) Java_io_qv4j_agent_bind_NativeAffinity_setMemoryPolicy0},
         {"getMemoryPolicy0", "([J)I", (void *) Java_io_qv4j_agent_bind_NativeAffinity_getMemoryPolicy0},
         {"lockProbe0", "([B[J)I", (void *) Java_io_qv4j_agent_bind_NativeAffinity_lockProbe0},

@@ -57,6 +57,23 @@ public final class Slots {
         return -1;
     }
 
+    /**
+     * The lowest free slot whose piece holds PU {@code cpu}, else {@link #take}: a thread bound
+     * to a piece it already runs in is not moved. -1 when none is free.
+     */
+    public synchronized int take(Object owner, int cpu) {
+        if (cpu >= 0) {
+            for (int i = 0; i < pieces.length; i++) {
+                if (holders[i] == 0 && pieces[i] != null && pieces[i].contains(cpu)) {
+                    holders[i] = 1;
+                    owners[i] = owner;
+                    return i;
+                }
+            }
+        }
+        return take(owner);
+    }
+
     /** Slot {@code i} for {@code owner} (a re-plan keeping a running task's slot number); -1 when it is taken or has no piece. */
     public synchronized int takeAt(int i, Object owner) {
         if (i < 0 || i >= pieces.length || holders[i] != 0 || pieces[i] == null) return -1;

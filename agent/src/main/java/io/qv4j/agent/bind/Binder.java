@@ -70,6 +70,14 @@ public interface Binder {
         }
     }
 
+    /**
+     * The PU the calling thread runs on now, or -1 where this binder cannot tell: a worker that
+     * takes a slot whose piece holds it is bound without being moved (DESIGN.md §6.2).
+     */
+    default int currentCpu() {
+        return -1;
+    }
+
     /** The calling thread's kernel mask: from the JNI library when it is loaded, else {@code /proc}; null when unknown. */
     static CpuSet currentMask() {
         return mask(0);

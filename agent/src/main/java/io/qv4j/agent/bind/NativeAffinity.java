@@ -187,6 +187,12 @@ public final class NativeAffinity implements Binder {
         return gettid0();
     }
 
+    @Override
+    public int currentCpu() {
+        int cpu = currentCpu0();
+        return cpu < 0 ? -1 : cpu;
+    }
+
     /**
      * Binds thread {@code tid} (0: the calling thread); returns 0 or the errno. Not a placement:
      * the thread answers {@code availableProcessors()} as the JVM does for its new mask.
@@ -336,11 +342,12 @@ public final class NativeAffinity implements Binder {
     }
 
     /**
-     * The object field {@code name} of type {@code signature} of {@code o}, whatever its access;
-     * null when {@code o} has none or the library is not loaded.
+     * The {@link Runnable} thread {@code t} was made with, whatever the field's access:
+     * {@code Thread.target}, or {@code Thread.holder.task} where {@code inHolder} (JDK 19 and
+     * later); null when there is none or the library is not loaded.
      */
-    public static Object objectField(Object o, String name, String signature) {
-        return loaded == null || o == null ? null : objectField0(o, name, signature);
+    public static Object threadTask(Thread t, boolean inHolder) {
+        return loaded == null || t == null ? null : threadTask0(t, inHolder);
     }
 
     /**
@@ -377,7 +384,7 @@ public final class NativeAffinity implements Binder {
 
     private static native int setStaticField0(Class<?> c, String name, String signature, Object value);
 
-    private static native Object objectField0(Object o, String name, String signature);
+    private static native Object threadTask0(Thread t, boolean inHolder);
 
     private static native int setAffinity0(int tid, long[] mask, boolean placed);
 
@@ -394,6 +401,8 @@ public final class NativeAffinity implements Binder {
     private static native int getAffinity0(int tid, long[] mask);
 
     private static native int gettid0();
+
+    private static native int currentCpu0();
 
     private static native int setMemoryPolicy0(int mode, long[] nodes);
 

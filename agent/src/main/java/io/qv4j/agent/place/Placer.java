@@ -246,6 +246,7 @@ public final class Placer {
     private void place(Object pool, Thread t, Env given, int ask, int size) {
         long t0 = System.nanoTime();
         CpuSet inherited = given.live() && given.binder().binds() ? Binder.currentMask() : null; // read once: both checks below use it
+        int cpu = inherited != null ? given.binder().currentCpu() : -1; // where it runs: a slot there spares it a move
         Env e = AllowedSet.check(this, given, inherited);
         Worker w;
         boolean exclusive = false;
@@ -274,8 +275,8 @@ public final class Placer {
             if (!p.pinned) return;
             if (p.slots != null) {
                 w.slot = p.slots.takeAt(ask, t);
-                if (w.slot < 0) w.slot = p.slots.take(t);
-                if (w.slot < 0 && registry.reclaimDead(p) > 0) w.slot = p.slots.take(t);
+                if (w.slot < 0) w.slot = p.slots.take(t, cpu);
+                if (w.slot < 0 && registry.reclaimDead(p) > 0) w.slot = p.slots.take(t, cpu);
                 if (w.slot < 0 && p.grows) w.slot = groups.grow(p, t, ask, e, events);
                 if (w.slot >= 0) w.cpuset = p.slots.piece(w.slot);
             }

@@ -14,8 +14,6 @@ import java.lang.reflect.Field;
  */
 final class ThreadTask {
 
-    private static final String RUNNABLE = "Ljava/lang/Runnable;";
-    private static final String HOLDER_TYPE = "Ljava/lang/Thread$FieldHolder;";
     /** JDK 19 moved the task into {@code Thread.holder}: asking for a field that is not there costs a thrown error. */
     private static final boolean IN_HOLDER = Runtime.version().feature() >= 19;
 
@@ -24,11 +22,7 @@ final class ThreadTask {
 
     /** The thread's task, or null. */
     static Object of(Thread t) {
-        if (NativeAffinity.isLoaded()) {
-            return IN_HOLDER ? NativeAffinity.objectField(NativeAffinity.objectField(t, "holder", HOLDER_TYPE), "task", RUNNABLE)
-                    : NativeAffinity.objectField(t, "target", RUNNABLE);
-        }
-        return Reflected.of(t);
+        return NativeAffinity.isLoaded() ? NativeAffinity.threadTask(t, IN_HOLDER) : Reflected.of(t);
     }
 
     /** The reflective reading, its fields looked up at its first use. */

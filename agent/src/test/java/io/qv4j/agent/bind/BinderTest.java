@@ -57,10 +57,12 @@ class BinderTest {
         assertEquals("native", b.describe());
         onFreshThread(() -> {
             CpuSet before = kernelAffinity();
+            assertTrue(before.contains(b.currentCpu()), "it runs on a PU of its mask: " + b.currentCpu());
             CpuSet one = CpuSet.of(before.last());
             assertTrue(b.bind(one));
             assertEquals(one, kernelAffinity());
             assertEquals(one, NativeAffinity.affinity(0));
+            assertEquals(before.last(), b.currentCpu(), "and on that PU once bound to it alone");
             assertEquals(Files.readSymbolicLink(Path.of("/proc/thread-self")).getFileName().toString(),
                     String.valueOf(b.currentTid()));
         });
@@ -103,14 +105,6 @@ class BinderTest {
     }
 
     /** A class whose private field only JNI reads. */
-    static final class Probe {
-        private final Runnable secret;
-
-        Probe(Runnable secret) {
-            this.secret = secret;
-        }
-    }
-
     /** A static volatile field as the hook class's handlers are. */
     static volatile Runnable handler;
 
@@ -128,15 +122,16 @@ class BinderTest {
     }
 
     @Test
-    void nativeLibraryReadsAPrivateFieldAndNullForAFieldThatIsNotThere() {
+    void nativeLibraryReadsAThreadsTaskWhateverTheThreadsClassAndNullWhereItHasNone() {
         assumeTrue(NativeAffinity.class.getResource(NativeAffinity.RESOURCE) != null, "built without a C compiler");
         assertNotNull(NativeAffinity.load());
-        Runnable task = new Thread();
-        Probe p = new Probe(task);
-        assertSame(task, NativeAffinity.objectField(p, "secret", "Ljava/lang/Runnable;"));
-        assertNull(NativeAffinity.objectField(p, "secret", "Ljava/lang/Object;"), "another type is another field");
-        assertNull(NativeAffinity.objectField(p, "absent", "Ljava/lang/Runnable;"));
-        assertNull(NativeAffinity.objectField(null, "secret", "Ljava/lang/Runnable;"));
+        boolean inHolder = Runtime.version().feature() >= 19;
+        Runnable task = () -> { };
+        assertSame(task, NativeAffinity.threadTask(new Thread(task), inHolder));
+        assertSame(task, NativeAffinity.threadTask(new Thread(task) { }, inHolder), "a subclass of Thread");
+        assertSame(task, NativeAffinity.threadTask(new Thread(task), inHolder), "asked again: the kept field IDs");
+        assertNull(NativeAffinity.threadTask(new Thread(), inHolder));
+        assertNull(NativeAffinity.threadTask(null, inHolder));
     }
 
     /** The hook class of the test below: what JVMTI's thread events call, for threads it names. */

@@ -229,6 +229,26 @@ class PlacerTest {
         assertTrue(bound.size() >= 2, "moved off with the others first: " + bound);
     }
 
+    /**
+     * A worker takes the free slot whose piece holds the PU it runs on, so its bind moves nothing;
+     * one whose PU is in no free slot's piece takes the lowest free slot. A live environment over
+     * this process's own PUs (the PU a thread runs on is only asked where the binder binds live).
+     */
+    @Test
+    void aWorkerTakesTheFreeSlotWhosePieceHoldsThePuItRunsOn() throws Exception {
+        CpuSet real = io.qv4j.agent.bind.Binder.currentMask();
+        org.junit.jupiter.api.Assumptions.assumeTrue(real != null && real.cardinality() >= 2, "two PUs allowed");
+        int[] pus = real.toArray();
+        Topology live = SyntheticSpec.parse("core:" + (pus[pus.length - 1] + 1) + " pu:1");
+        Placer p = new Placer(OptionsParser.parse("split-at=core", new Properties(), Map.of()), Rules.none(), 1000);
+        p.ready(new Env(live, real, binder, null, null, true));
+        ThreadPoolExecutor pool = AppPools.fixed(pus.length, p::poolCreated);
+        binder.cpu = pus[pus.length - 1];
+        start(p, pool, "runs-on-last", 2);
+        assertEquals(List.of(CpuSet.of(pus[pus.length - 1]), CpuSet.of(pus[0])), binder.calls,
+                "the first on the PU it runs on, the second (same PU, now taken) in the lowest free slot");
+    }
+
     /** The kernel thread id of this process's thread named {@code name}: a thread names itself as it starts, so it is waited for. */
     private static long tidOf(String name) throws Exception {
         for (long end = System.nanoTime() + 10_000_000_000L; System.nanoTime() < end; Thread.sleep(5)) {

@@ -47,6 +47,14 @@ final class RecordingBinder implements Binder {
         return memoryAnswer;
     }
 
+    /** What {@link #currentCpu} answers: the PU the calling thread is said to run on (-1: unknown). */
+    volatile int cpu = -1;
+
+    @Override
+    public int currentCpu() {
+        return cpu;
+    }
+
     @Override
     public String describe() {
         return "recording";
