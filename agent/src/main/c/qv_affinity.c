@@ -333,19 +333,105 @@ Java_io_qv4j_agent_bind_NativeAffinity_setStaticField0(JNIEnv *env, jclass cls, 
 }
 
 /*
- * The library's one JVMTI environment (the thread events and the processor count share it: each
- * environment costs the JVM a call per event), got at the first of watchThreads0 and
- * answerProcessors0, which the agent calls from its start, one after the other; 0 until then.
+ * The library's one JVMTI environment (the thread events, the processor count and the frames
+ * share it: each environment costs the JVM a call per event), got at the first call that needs
+ * it, usually watchThreads0 as the agent starts; 0 until then.
  */
 static jvmtiEnv *tool_env;
 
 static jvmtiEnv *tool(JNIEnv *env) {
-    if (tool_env != 0) return tool_env;
+    jvmtiEnv *ti = __atomic_load_n(&tool_env, __ATOMIC_ACQUIRE);
+    if (ti != 0) return ti;
     JavaVM *vm;
-    jvmtiEnv *ti;
     if ((*env)->GetJavaVM(env, &vm) != JNI_OK || (*vm)->GetEnv(vm, (void **) &ti, JVMTI_VERSION_1_2) != JNI_OK) return 0;
-    __atomic_store_n(&tool_env, ti, __ATOMIC_RELEASE);
-    return ti;
+    /* a frame's file and line (frame0); without them it has neither */
+    static const jvmtiCapabilities names = {.can_get_source_file_name = 1, .can_get_line_numbers = 1};
+    (*ti)->AddCapabilities(ti, &names);
+    /* a pool made on another thread as the agent starts may come here at the same time: one environment wins */
+    jvmtiEnv *first = 0;
+    if (__atomic_compare_exchange_n(&tool_env, &first, ti, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) return ti;
+    (*ti)->DisposeEnvironment(ti);
+    return first;
+}
+
+/*
+ * The calling thread's innermost frames, this native method's first, up to MAX_FRAMES and the
+ * arrays' length: each frame's method ID and bytecode index (-1 in a native method). Returns how
+ * many, or -1. A throwable's stack trace costs a StackTraceElement per frame of the whole stack,
+ * names and file looked up; where a pool was made needs a few frames, which the agent keeps by
+ * method and index (Eligibility).
+ */
+#define MAX_FRAMES 64
+
+JNIEXPORT jint JNICALL
+Java_io_qv4j_agent_bind_NativeAffinity_frames0(JNIEnv *env, jclass cls, jlongArray methods, jlongArray locations) {
+    jvmtiEnv *ti = tool(env);
+    jsize n = (*env)->GetArrayLength(env, methods);
+    if (ti == 0 || (*env)->GetArrayLength(env, locations) < n) return -1;
+    if (n > MAX_FRAMES) n = MAX_FRAMES;
+    jvmtiFrameInfo frames[MAX_FRAMES];
+    jint count = 0;
+    if ((*ti)->GetStackTrace(ti, 0, 0, n, frames, &count) != JVMTI_ERROR_NONE) return -1;
+    jlong m[MAX_FRAMES], at[MAX_FRAMES];
+    for (jint i = 0; i < count; i++) {
+        m[i] = (jlong) (long) frames[i].method;
+        at[i] = frames[i].location;
+    }
+    (*env)->SetLongArrayRegion(env, methods, 0, count, m);
+    (*env)->SetLongArrayRegion(env, locations, 0, count, at);
+    return count;
+}
+
+/* The line of bytecode index location in method m; -1 when unknown. */
+static jint line_of(jvmtiEnv *ti, jmethodID m, jlocation location) {
+    jint n = 0;
+    jvmtiLineNumberEntry *table = 0;
+    if (location < 0 || (*ti)->GetLineNumberTable(ti, m, &n, &table) != JVMTI_ERROR_NONE) return -1;
+    jint line = -1;
+    jlocation best = -1;
+    for (jint i = 0; i < n; i++) {
+        if (table[i].start_location <= location && table[i].start_location > best) {
+            best = table[i].start_location;
+            line = table[i].line_number;
+        }
+    }
+    (*ti)->Deallocate(ti, (unsigned char *) table);
+    return line;
+}
+
+/*
+ * Frame (method, location) of frames0 as a stack trace shows it: a StackTraceElement with the
+ * class's name as Class.getName() gives it (a hidden class's suffix after a '.'), the method's
+ * name, the source file and the line where the class has them; null where the method ID is no
+ * longer valid (its class unloaded), or with OutOfMemoryError pending.
+ */
+JNIEXPORT jobject JNICALL
+Java_io_qv4j_agent_bind_NativeAffinity_frame0(JNIEnv *env, jclass cls, jlong method, jlong location) {
+    jvmtiEnv *ti = tool(env);
+    jmethodID m = (jmethodID) (long) method;
+    jclass c = 0;
+    if (ti == 0 || (*ti)->GetMethodDeclaringClass(ti, m, &c) != JVMTI_ERROR_NONE) return 0;
+    char *sig = 0, *name = 0, *file = 0;
+    jobject frame = 0;
+    if ((*ti)->GetClassSignature(ti, c, &sig, 0) == JVMTI_ERROR_NONE && (*ti)->GetMethodName(ti, m, &name, 0, 0) == JVMTI_ERROR_NONE) {
+        if ((*ti)->GetSourceFileName(ti, c, &file) != JVMTI_ERROR_NONE) file = 0;
+        char *b = sig[0] == 'L' ? sig + 1 : sig; /* "Lcom/acme/Main;" -> "com.acme.Main" */
+        char *e = b;
+        for (; *e != 0 && *e != ';'; e++) {
+            if (*e == '/') *e = '.';
+        }
+        *e = 0;
+        jclass k = (*env)->FindClass(env, "java/lang/StackTraceElement");
+        jmethodID make = k == 0 ? 0 : (*env)->GetMethodID(env, k, "<init>", "(Ljava/lang/String;Ljava/lang/String;Ljava/lang/String;I)V");
+        jstring cn = make == 0 ? 0 : (*env)->NewStringUTF(env, b);
+        jstring mn = cn == 0 ? 0 : (*env)->NewStringUTF(env, name);
+        jstring fn = mn == 0 || file == 0 ? 0 : (*env)->NewStringUTF(env, file);
+        if (mn != 0 && (file == 0 || fn != 0)) frame = (*env)->NewObject(env, k, make, cn, mn, fn, line_of(ti, m, location));
+    }
+    if (sig != 0) (*ti)->Deallocate(ti, (unsigned char *) sig);
+    if (name != 0) (*ti)->Deallocate(ti, (unsigned char *) name);
+    if (file != 0) (*ti)->Deallocate(ti, (unsigned char *) file);
+    return frame;
 }
 
 /* The environment's event callbacks: one table, set again whenever an event is added. */
@@ -652,6 +738,8 @@ Java_java_util_concurrent_QvNative_bind(JNIEnv *env, jclass cls, jclass natives)
         {"setStaticField0", "(Ljava/lang/Class;Ljava/lang/String;Ljava/lang/String;Ljava/lang/Object;)I",
                 (void *) Java_io_qv4j_agent_bind_NativeAffinity_setStaticField0},
         {"threadTask0", "(Ljava/lang/Thread;Z)Ljava/lang/Object;", (void *) Java_io_qv4j_agent_bind_NativeAffinity_threadTask0},
+        {"frames0", "([J[J)I", (void *) Java_io_qv4j_agent_bind_NativeAffinity_frames0},
+        {"frame0", "(JJ)Ljava/lang/StackTraceElement;", (void *) Java_io_qv4j_agent_bind_NativeAffinity_frame0},
         {"setAffinity0", "(I[JZ)I", (void *) Java_io_qv4j_agent_bind_NativeAffinity_setAffinity0},
         {"answerProcessors0", "(Ljava/lang/Runtime;Ljava/lang/Class;)I", (void *) Java_io_qv4j_agent_bind_NativeAffinity_answerProcessors0},
         {"scopeProcessors0", "(I)V", (void *) Java_io_qv4j_agent_bind_NativeAffinity_scopeProcessors0},

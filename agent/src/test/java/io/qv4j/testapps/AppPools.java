@@ -15,7 +15,6 @@ public final class AppPools {
     private AppPools() {
     }
 
-    /** A fixed pool of {@code n}; {@code created} plays the constructor hook. */
     /** A scheduled pool of one thread, as Reactor's {@code Schedulers.parallel()} makes N of. */
     public static java.util.concurrent.ScheduledThreadPoolExecutor scheduledOne(Consumer<Object> created) {
         java.util.concurrent.ScheduledThreadPoolExecutor p = new java.util.concurrent.ScheduledThreadPoolExecutor(1);
@@ -23,6 +22,7 @@ public final class AppPools {
         return p;
     }
 
+    /** A fixed pool of {@code n}; {@code created} plays the constructor hook. */
     public static ThreadPoolExecutor fixed(int n, Consumer<Object> created) {
         ThreadPoolExecutor p = new ThreadPoolExecutor(n, n, 0, TimeUnit.SECONDS, new LinkedBlockingQueue<>());
         created.accept(p);

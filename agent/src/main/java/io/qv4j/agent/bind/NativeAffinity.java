@@ -351,6 +351,20 @@ public final class NativeAffinity implements Binder {
     }
 
     /**
+     * The calling thread's innermost frames through JVMTI, up to the arrays' length (64 at most),
+     * this method's own first: method IDs and bytecode indexes, for {@link #frame}. Returns how
+     * many; -1 when the library is not loaded or the JVM refuses.
+     */
+    public static int frames(long[] methods, long[] locations) {
+        return loaded == null ? -1 : frames0(methods, locations);
+    }
+
+    /** Frame {@code method} at {@code location} of {@link #frames} as a stack trace gives it; null where it cannot be told. */
+    public static StackTraceElement frame(long method, long location) {
+        return loaded == null ? null : frame0(method, location);
+    }
+
+    /**
      * Sets the static object field {@code name} of type {@code signature} of {@code c} to
      * {@code value}, as a volatile store, without reflection (whose first use spins method handles
      * on JDK 18 and later); false when the library is not loaded or {@code c} has no such field.
@@ -385,6 +399,10 @@ public final class NativeAffinity implements Binder {
     private static native int setStaticField0(Class<?> c, String name, String signature, Object value);
 
     private static native Object threadTask0(Thread t, boolean inHolder);
+
+    private static native int frames0(long[] methods, long[] locations);
+
+    private static native StackTraceElement frame0(long method, long location);
 
     private static native int setAffinity0(int tid, long[] mask, boolean placed);
 

@@ -60,15 +60,18 @@ final class Eligibility {
     }
 
     /**
-     * The frame that made {@code pool}, on the creating thread. Read from a throwable's stack
-     * trace, not with a StackWalker: a cold JVM's first walk costs about 2 ms on JDK 17 and 12 ms
-     * on JDK 25, which builds its frames by reflection, on the thread that makes the pool; the
-     * trace costs 0.1 ms. Where the JVM keeps no traces ({@code -XX:-StackTraceInThrowable}) or
-     * cuts them short, the walker finds the frame.
+     * The frame that made {@code pool}, on the creating thread. Read from the JVM's frames through
+     * the JNI library ({@link CallSites}: each call site named once), else from a throwable's stack
+     * trace, which names the whole stack each time; not with a StackWalker: a cold JVM's first walk
+     * costs about 2 ms on JDK 17 and 12 ms on JDK 25, which builds its frames by reflection, on the
+     * thread that makes the pool. Where the JVM keeps no traces ({@code -XX:-StackTraceInThrowable})
+     * or cuts them short, the walker finds the frame.
      */
     static Creator creator(Object pool) {
         try {
-            StackTraceElement f = creatorFrame(new Throwable().getStackTrace(), pool.getClass());
+            StackTraceElement[] frames = CallSites.innermost();
+            StackTraceElement f = frames == null ? null : creatorFrame(frames, pool.getClass());
+            if (f == null) f = creatorFrame(new Throwable().getStackTrace(), pool.getClass());
             if (f == null) f = walked(pool.getClass());
             return f == null ? Creator.UNKNOWN : new Creator(f.getClassName(), f.getClassName() + "#" + f.getMethodName(), f, null);
         } catch (Throwable t) {
@@ -100,9 +103,13 @@ final class Eligibility {
         return false;
     }
 
-    /** The frames StackWalker leaves out unless asked to show reflection frames. */
+    /**
+     * The frames StackWalker leaves out unless asked to show reflection frames, and the method
+     * handles' and lambdas' that a stack trace leaves out (the JVM's frames have them, {@link CallSites}).
+     */
     private static boolean reflective(String c) {
-        return c.equals("java.lang.reflect.Method") || c.equals("java.lang.reflect.Constructor") || c.startsWith("jdk.internal.reflect.");
+        return c.equals("java.lang.reflect.Method") || c.equals("java.lang.reflect.Constructor") || c.startsWith("jdk.internal.reflect.")
+                || c.startsWith("java.lang.invoke.") || c.contains("$$Lambda");
     }
 
     /** The creator frame through a StackWalker, for a JVM whose throwables carry no whole trace. */

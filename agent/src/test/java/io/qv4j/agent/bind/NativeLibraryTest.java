@@ -185,7 +185,7 @@ class NativeLibraryTest {
             if (!java.lang.reflect.Modifier.isNative(d.getModifiers())) continue;
             declared.put(d.getName(), java.lang.invoke.MethodType.methodType(d.getReturnType(), d.getParameterTypes()).toMethodDescriptorString());
         }
-        assertEquals(18, declared.size(), declared.toString());
+        assertEquals(20, declared.size(), declared.toString());
         assertEquals(declared, bound);
     }
 }

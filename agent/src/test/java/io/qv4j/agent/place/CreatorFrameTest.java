@@ -1,6 +1,8 @@
 package io.qv4j.agent.place;
 
+import io.qv4j.agent.bind.NativeAffinity;
 import io.qv4j.testapps.AppPools;
+import io.qv4j.testapps.HookedPools;
 
 import org.junit.jupiter.api.Test;
 
@@ -9,7 +11,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * Where a pool was made, read from a stack trace: the first frame below the agent and the hook
@@ -98,5 +102,53 @@ class CreatorFrameTest {
         AppPools.fixed(1, pool -> walked.set(Eligibility.walked(pool.getClass()))).shutdown();
         assertEquals("io.qv4j.testapps.AppPools", walked.get().getClassName());
         assertEquals("fixed", walked.get().getMethodName());
+    }
+
+    /** The creator from the JVM's frames and from a stack trace, both read in the hook of a pool made by {@code make}. */
+    private static StackTraceElement[] bothWays(Runnable make) {
+        assumeTrue(NativeAffinity.load() != null, "the JNI library loads (built with a C compiler)");
+        StackTraceElement[] seen = new StackTraceElement[2];
+        HookedPools.hook = pool -> {
+            StackTraceElement[] frames = CallSites.innermost();
+            assertNotNull(frames, "the library reads the frames");
+            seen[0] = Eligibility.creatorFrame(frames, pool.getClass());
+            seen[1] = Eligibility.creatorFrame(new Throwable().getStackTrace(), pool.getClass());
+        };
+        make.run();
+        return seen;
+    }
+
+    private static void assertSameFrame(StackTraceElement expected, StackTraceElement actual) {
+        assertNotNull(actual);
+        assertEquals(expected.getClassName() + "." + expected.getMethodName() + "(" + expected.getFileName() + ":" + expected.getLineNumber() + ")",
+                actual.getClassName() + "." + actual.getMethodName() + "(" + actual.getFileName() + ":" + actual.getLineNumber() + ")");
+    }
+
+    @Test
+    void theJvmsFramesNameTheCreatorAsAStackTraceDoesWithItsFileAndLine() {
+        StackTraceElement[] seen = bothWays(HookedPools::makeDirectly);
+        assertEquals("makeDirectly", seen[1].getMethodName());
+        assertSameFrame(seen[1], seen[0]);
+    }
+
+    @Test
+    void theJvmsFramesSkipReflectionAndItsMethodHandlesAsAStackTraceDoes() {
+        StackTraceElement[] seen = bothWays(HookedPools::makeByReflection);
+        assertEquals("makeByReflection", seen[1].getMethodName());
+        assertSameFrame(seen[1], seen[0]);
+    }
+
+    @Test
+    void theJvmsFramesSkipALambdasHiddenFrameAsAStackTraceDoes() {
+        StackTraceElement[] seen = bothWays(HookedPools::makeThroughAConstructorReference);
+        assertEquals("makeThroughAConstructorReference", seen[1].getMethodName());
+        assertSameFrame(seen[1], seen[0]);
+    }
+
+    @Test
+    void aCallSiteIsNamedOnceAndGivenAgain() {
+        StackTraceElement[] first = bothWays(HookedPools::makeDirectly);
+        StackTraceElement[] again = bothWays(HookedPools::makeDirectly);
+        org.junit.jupiter.api.Assertions.assertSame(first[0], again[0], "the same call site: the frame kept");
     }
 }
