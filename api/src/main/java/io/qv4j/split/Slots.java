@@ -7,7 +7,8 @@ import java.util.List;
 
 /**
  * The slots of a group of tasks, one per planned task, each with its piece (null: no piece). A
- * starting task takes the lowest free slot, so a replacement lands where its predecessor was; what
+ * starting task takes the lowest free slot (or the lowest whose piece holds the PU it runs on,
+ * {@link #take(Object, int)}), so a replacement lands where its predecessor was; what
  * happens when none is free is the caller's choice ({@link #take} or {@link #takeOrShare}). The one
  * slot allocator of the agent's pools, {@code @Bind} methods and {@code QvExecutors}. Thread-safe.
  */
