@@ -9,8 +9,8 @@ import java.util.Map;
  * The calling thread's innermost frames as a stack trace gives them, read from the JVM's own
  * frames through the agent's JNI library (JVMTI) and named once per call site: a frame is a
  * method and a bytecode index, and its names, file and line are kept. A throwable's stack trace
- * names every frame of the whole stack each time it is read: 20-50 µs per pool made on this VM,
- * more under a framework's deep stack, on the thread that makes the pool (DESIGN.md §6.2).
+ * names every frame of the whole stack each time it is read, on the thread that makes the pool:
+ * warm, as fast under 8 frames (2 µs), 27 µs against 3.5 µs under 200 (DESIGN.md §6.2).
  */
 final class CallSites {
 
