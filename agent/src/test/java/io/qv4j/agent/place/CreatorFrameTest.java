@@ -118,31 +118,31 @@ class CreatorFrameTest {
         return seen;
     }
 
-    private static void assertSameFrame(StackTraceElement expected, StackTraceElement actual) {
-        assertNotNull(actual);
-        assertEquals(expected.getClassName() + "." + expected.getMethodName() + "(" + expected.getFileName() + ":" + expected.getLineNumber() + ")",
-                actual.getClassName() + "." + actual.getMethodName() + "(" + actual.getFileName() + ":" + actual.getLineNumber() + ")");
+    /** Both ways name the same frame, file and line: the method {@code maker} of {@link HookedPools} that made the pool. */
+    private static void assertBothWaysName(String maker, Runnable make) {
+        StackTraceElement[] seen = bothWays(make);
+        assertEquals(HookedPools.class.getName() + "." + maker, seen[1].getClassName() + "." + seen[1].getMethodName());
+        assertNotNull(seen[0]);
+        assertEquals(text(seen[1]), text(seen[0]), "from the JVM's frames");
+    }
+
+    private static String text(StackTraceElement f) {
+        return f.getClassName() + "." + f.getMethodName() + "(" + f.getFileName() + ":" + f.getLineNumber() + ")";
     }
 
     @Test
     void theJvmsFramesNameTheCreatorAsAStackTraceDoesWithItsFileAndLine() {
-        StackTraceElement[] seen = bothWays(HookedPools::makeDirectly);
-        assertEquals("makeDirectly", seen[1].getMethodName());
-        assertSameFrame(seen[1], seen[0]);
+        assertBothWaysName("makeDirectly", HookedPools::makeDirectly);
     }
 
     @Test
     void theJvmsFramesSkipReflectionAndItsMethodHandlesAsAStackTraceDoes() {
-        StackTraceElement[] seen = bothWays(HookedPools::makeByReflection);
-        assertEquals("makeByReflection", seen[1].getMethodName());
-        assertSameFrame(seen[1], seen[0]);
+        assertBothWaysName("makeByReflection", HookedPools::makeByReflection);
     }
 
     @Test
     void theJvmsFramesSkipALambdasHiddenFrameAsAStackTraceDoes() {
-        StackTraceElement[] seen = bothWays(HookedPools::makeThroughAConstructorReference);
-        assertEquals("makeThroughAConstructorReference", seen[1].getMethodName());
-        assertSameFrame(seen[1], seen[0]);
+        assertBothWaysName("makeThroughAConstructorReference", HookedPools::makeThroughAConstructorReference);
     }
 
     @Test

@@ -197,19 +197,27 @@ class PlacerTest {
     }
 
     /**
+     * A placer on the live machine, {@code split-at=core}, bound by the recording binder only: a
+     * synthetic machine of one PU per core whose PUs are this process's (the test is skipped below two).
+     */
+    private Placer livePlacer(Rules rules) throws Exception {
+        CpuSet real = io.qv4j.agent.bind.Binder.currentMask();
+        org.junit.jupiter.api.Assumptions.assumeTrue(real != null && real.cardinality() >= 2, "two PUs allowed");
+        Topology live = SyntheticSpec.parse("core:" + (real.last() + 1) + " pu:1");
+        Placer p = new Placer(OptionsParser.parse("split-at=core", new Properties(), Map.of()), rules, 1000);
+        p.ready(new Env(live, real, binder, null, null, true));
+        return p;
+    }
+
+    /**
      * A worker of the exclusive pool that takes its tid while the first one moves the JVM's other
      * threads off the cores is moved like them, then put back on its core. On the live machine,
      * bound by the recording binder only: a synthetic machine whose PUs are this process's.
      */
     @Test
     void aWorkerOfTheExclusivePoolThatComesWhileTheOthersAreMovedOffEndsOnItsCore() throws Exception {
-        CpuSet real = io.qv4j.agent.bind.Binder.currentMask();
-        org.junit.jupiter.api.Assumptions.assumeTrue(real != null && real.cardinality() >= 2, "two PUs allowed");
-        int[] pus = real.toArray();
-        Topology live = SyntheticSpec.parse("core:" + (pus[pus.length - 1] + 1) + " pu:1");
-        Options o = OptionsParser.parse("split-at=core", new Properties(), Map.of());
-        Placer p = new Placer(o, ConfigFileAccess.rules("rule.c.match.thread=critical-*\nrule.c.exclusive=true\n"), 1000);
-        p.ready(new Env(live, real, binder, null, null, true));
+        Placer p = livePlacer(ConfigFileAccess.rules("rule.c.match.thread=critical-*\nrule.c.exclusive=true\n"));
+        int[] pus = p.env().jvm().toArray();
         ThreadPoolExecutor critical = AppPools.fixed(1, p::poolCreated);
         Thread late = alive("critical-late"); // started last: the walk over the JVM's threads meets it late
         long lateTid = tidOf("critical-late");
@@ -236,12 +244,8 @@ class PlacerTest {
      */
     @Test
     void aWorkerTakesTheFreeSlotWhosePieceHoldsThePuItRunsOn() throws Exception {
-        CpuSet real = io.qv4j.agent.bind.Binder.currentMask();
-        org.junit.jupiter.api.Assumptions.assumeTrue(real != null && real.cardinality() >= 2, "two PUs allowed");
-        int[] pus = real.toArray();
-        Topology live = SyntheticSpec.parse("core:" + (pus[pus.length - 1] + 1) + " pu:1");
-        Placer p = new Placer(OptionsParser.parse("split-at=core", new Properties(), Map.of()), Rules.none(), 1000);
-        p.ready(new Env(live, real, binder, null, null, true));
+        Placer p = livePlacer(Rules.none());
+        int[] pus = p.env().jvm().toArray();
         ThreadPoolExecutor pool = AppPools.fixed(pus.length, p::poolCreated);
         binder.cpu = pus[pus.length - 1];
         start(p, pool, "runs-on-last", 2);
