@@ -252,6 +252,9 @@ public final class Placer {
         boolean exclusive = false;
         synchronized (registry.lock) {
             if (registry.known(t)) return;
+            // as it is now: an exclusive pool planned since it was read took its cores out of it
+            Env latest = env;
+            if (latest != null) e = latest;
             Pool p = registry.register(pool);
             Pool family = groups.family(p, t);
             if (family != null) {

@@ -253,6 +253,33 @@ class PlacerTest {
                 "the first on the PU it runs on, the second (same PU, now taken) in the lowest free slot");
     }
 
+    /**
+     * A worker that read the environment just before an exclusive pool took its cores plans with
+     * the environment as it is when it plans: its pool stays off those cores. Seen in the demo:
+     * the batch pool was planned onto the critical loop's core, which the walk then took back.
+     */
+    @Test
+    void aPoolPlannedJustAfterAnExclusivePoolTookItsCoresStaysOffThem() throws Exception {
+        Placer p = livePlacer(ConfigFileAccess.rules("rule.c.match.thread=critical-*\nrule.c.exclusive=true\n"));
+        int pus = p.env().jvm().cardinality();
+        ThreadPoolExecutor batch = AppPools.fixed(pus, p::poolCreated); // as many workers as PUs: the free ones cannot hold it
+        ThreadPoolExecutor critical = AppPools.fixed(1, p::poolCreated);
+        binder.atNextCurrentCpu = () -> {
+            Thread t = new Thread(() -> start(p, critical, "critical", 1));
+            t.start();
+            try {
+                t.join();
+            } catch (InterruptedException e) {
+                throw new AssertionError(e);
+            }
+        };
+        start(p, batch, "batch", 1);
+        CpuSet exclusive = p.env().exclusive();
+        assertFalse(exclusive.isEmpty(), "the critical pool's core is exclusive");
+        assertFalse(pool(p, batch).scope().intersects(exclusive), "batch " + pool(p, batch).scope() + ", exclusive " + exclusive);
+        assertFalse(pool(p, batch).sharesPus());
+    }
+
     /** The kernel thread id of this process's thread named {@code name}: a thread names itself as it starts, so it is waited for. */
     private static long tidOf(String name) throws Exception {
         for (long end = System.nanoTime() + 10_000_000_000L; System.nanoTime() < end; Thread.sleep(5)) {

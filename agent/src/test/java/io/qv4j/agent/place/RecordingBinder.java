@@ -50,8 +50,17 @@ final class RecordingBinder implements Binder {
     /** What {@link #currentCpu} answers: the PU the calling thread is said to run on (-1: unknown). */
     volatile int cpu = -1;
 
+    /** Run once, at the next {@link #currentCpu}: something that happens after a worker read the environment, before it plans. */
+    volatile Runnable atNextCurrentCpu;
+
     @Override
     public int currentCpu() {
+        Runnable r;
+        synchronized (this) {
+            r = atNextCurrentCpu;
+            atNextCurrentCpu = null;
+        }
+        if (r != null) r.run();
         return cpu;
     }
 
