@@ -63,14 +63,8 @@ public final class Slots {
      * to a piece it already runs in is not moved. -1 when none is free.
      */
     public synchronized int take(Object owner, int cpu) {
-        if (cpu >= 0) {
-            for (int i = 0; i < pieces.length; i++) {
-                if (holders[i] == 0 && pieces[i] != null && pieces[i].contains(cpu)) {
-                    holders[i] = 1;
-                    owners[i] = owner;
-                    return i;
-                }
-            }
+        for (int i = 0; cpu >= 0 && i < pieces.length; i++) {
+            if (pieces[i] != null && pieces[i].contains(cpu) && takeAt(i, owner) >= 0) return i;
         }
         return take(owner);
     }

@@ -44,9 +44,12 @@ final class LockTable {
      * number), and the old one is closed once its file is deleted, as another JVM's OpenHFT files
      * are at each release; past {@value #MAX_PROBES} open, /proc/locks is read instead.
      */
-    private static final Map<Path, Integer> PROBES = new HashMap<>();
-    private static final Map<Path, String> PROBED = new HashMap<>(); // the file each is on (key)
+    private static final Map<Path, Probe> PROBES = new HashMap<>();
     private static int opened;
+
+    /** A descriptor asked about a path, and the file it is on ({@link #key}). */
+    private record Probe(int fd, String key) {
+    }
     static final int MAX_PROBES = 1024;
 
     /**
@@ -84,23 +87,22 @@ final class LockTable {
     /** The holder of the lock on {@code f} (whose key is {@code key}) by its probe, or null where it cannot be asked. */
     private static Integer probe(Path f, String key) {
         if (!NativeAffinity.isLoaded()) return null;
-        Integer fd;
+        Probe p;
         synchronized (PROBES) {
-            fd = PROBES.get(f);
-            if (fd == null || !key.equals(PROBED.get(f))) {
+            p = PROBES.get(f);
+            if (p == null || !key.equals(p.key())) {
                 if (opened >= MAX_PROBES) return null;
                 long[] devIno = new long[2];
                 int got = NativeAffinity.lockProbe(f, devIno);
                 if (got == -2 || got == -40 || got == -22) return (int) NONE; // gone, a link or no plain file since the stat: as key() would say now
                 if (got < 0) return null; // not readable by this user, no descriptor left: /proc/locks can still say
                 opened++;
-                if (fd != null && NativeAffinity.retireLockProbe(fd)) opened--; // else kept: its file is linked elsewhere
-                fd = got;
-                PROBES.put(f, fd);
-                PROBED.put(f, key(devIno[0], devIno[1])); // the file there now, if replaced meanwhile
+                if (p != null && NativeAffinity.retireLockProbe(p.fd())) opened--; // else kept: its file is linked elsewhere
+                p = new Probe(got, key(devIno[0], devIno[1])); // the file there now, if replaced meanwhile
+                PROBES.put(f, p);
             }
         }
-        return NativeAffinity.lockHolder(fd);
+        return NativeAffinity.lockHolder(p.fd());
     }
 
     /**

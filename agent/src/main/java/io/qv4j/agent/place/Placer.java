@@ -247,14 +247,13 @@ public final class Placer {
         long t0 = System.nanoTime();
         CpuSet inherited = given.live() && given.binder().binds() ? Binder.currentMask() : null; // read once: both checks below use it
         int cpu = inherited != null ? given.binder().currentCpu() : -1; // where it runs: a slot there spares it a move
-        Env e = AllowedSet.check(this, given, inherited);
+        AllowedSet.check(this, given, inherited); // a changed allowed set: every pool planned again, the environment with it
+        Env e;
         Worker w;
         boolean exclusive = false;
         synchronized (registry.lock) {
             if (registry.known(t)) return;
-            // as it is now: an exclusive pool planned since it was read took its cores out of it
-            Env latest = env;
-            if (latest != null) e = latest;
+            e = env; // as it is now, not as read before: an exclusive pool planned meanwhile took its cores out of it
             Pool p = registry.register(pool);
             Pool family = groups.family(p, t);
             if (family != null) {
